@@ -1,0 +1,81 @@
+package io.sovia.agent;
+
+import io.sovia.spi.config.SoviaLog;
+import io.sovia.spi.net.SoviaSocketImplFactory;
+import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.asm.Advice;
+
+import java.lang.instrument.Instrumentation;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketImpl;
+
+import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.none;
+
+/**
+ * Routes {@code java.net.Socket} and {@code ServerSocket} through Sovia's SocketImpl.
+ *
+ * <p>First choice: advice on {@code SocketImpl.createPlatformSocketImpl}, which keeps SOCKS proxies
+ * working and leaves {@code Socket.setSocketImplFactory} free for the app. Only if that cannot be
+ * installed are the JDK's global factories used, which an app can then no longer set itself.
+ */
+final class SocketImplInstaller {
+    private SocketImplInstaller() {
+    }
+
+    /** Returns a description of what was installed. */
+    static String install(Instrumentation inst) throws Throwable {
+        SoviaSocketImplFactory.check();
+        SoviaSocketImplFactory factory = new SoviaSocketImplFactory();
+        Field hook = null;
+        try {
+            hook = HookHolder.define();
+            hook.set(null, factory);
+            installAdvice(inst, hook);
+            return "SocketImpl advice";
+        } catch (Throwable t) {
+            if (hook != null) {
+                hook.set(null, null);
+            }
+            SoviaLog.warn("cannot instrument SocketImpl.createPlatformSocketImpl; using Socket.setSocketImplFactory, "
+                    + "so an app's own call to it will now fail", t);
+            installFactories(factory);
+            return "SocketImpl factories";
+        }
+    }
+
+    private static void installAdvice(Instrumentation inst, Field hook) throws Throwable {
+        Advice advice = Advice.withCustomMapping().bind(Hook.class, hook).to(CreatePlatformSocketImplAdvice.class);
+        new AgentBuilder.Default()
+                .disableClassFormatChanges()
+                .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
+                .with(AgentBuilder.TypeStrategy.Default.REDEFINE)
+                .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+                .with(AgentBuilder.RedefinitionStrategy.Listener.ErrorEscalating.FAIL_FAST)
+                .ignore(none())
+                .type(named("java.net.SocketImpl"))
+                .transform((builder, type, loader, module, domain) ->
+                        builder.visit(advice.on(named("createPlatformSocketImpl"))))
+                .installOn(inst);
+        verify();
+    }
+
+    /** Proves the advice is live by asking the JDK for a platform impl, as Socket does. */
+    private static void verify() throws Throwable {
+        Method create = SocketImpl.class.getDeclaredMethod("createPlatformSocketImpl", boolean.class);
+        create.setAccessible(true);
+        Object impl = create.invoke(null, false);
+        if (!impl.getClass().getName().startsWith("io.sovia.")) {
+            throw new IllegalStateException("advice not applied: the JDK still creates " + impl.getClass().getName());
+        }
+    }
+
+    @SuppressWarnings("deprecation")
+    private static void installFactories(SoviaSocketImplFactory factory) throws Exception {
+        Socket.setSocketImplFactory(() -> factory.apply(false));
+        ServerSocket.setSocketFactory(() -> factory.apply(true));
+    }
+}

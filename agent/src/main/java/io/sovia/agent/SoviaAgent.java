@@ -1,0 +1,95 @@
+package io.sovia.agent;
+
+import io.sovia.spi.config.SoviaConfig;
+import io.sovia.spi.config.SoviaLog;
+import io.sovia.spi.nio.SoviaSelectorProvider;
+import io.sovia.spi.stats.StatsFileWriter;
+
+import java.lang.instrument.Instrumentation;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code -javaagent:sovia.jar[=key=value,...]}: installs Sovia before the app runs.
+ *
+ * <p>Agent arguments are {@code sovia.*} properties without the prefix ({@code stats=/tmp/s.json}); they
+ * override {@code -Dsovia.*}. premain never throws: any failure leaves the JVM (or the part that failed)
+ * on the plain JDK with one log line.
+ */
+public final class SoviaAgent {
+    private static final String PROVIDER_PROPERTY = "java.nio.channels.spi.SelectorProvider";
+
+    private SoviaAgent() {
+    }
+
+    /** Entry point named by the jar's {@code Premain-Class}. */
+    public static void premain(String args, Instrumentation inst) {
+        try {
+            applyArguments(args);
+            if (!SoviaConfig.enabled()) {
+                SoviaLog.info("disabled by " + SoviaConfig.ENABLED + "=false");
+                return;
+            }
+            // Byte Buddy's Unsafe paths are not needed and make JDK 24+ print warnings to the app's stderr.
+            // Shading relocates this property name together with Byte Buddy's own copy of it.
+            if (System.getProperty("net.bytebuddy.safe") == null) {
+                System.setProperty("net.bytebuddy.safe", "true");
+            }
+            openJavaBase(inst);
+            StatsFileWriter.installIfConfigured();
+        } catch (Throwable t) {
+            SoviaLog.warn("Sovia is off for this JVM, which runs on the plain JDK", t);
+            return;
+        }
+        installProvider();
+        installSocketImpl(inst);
+    }
+
+    /** Parses {@code key=value,...} into {@code sovia.key} system properties. */
+    static void applyArguments(String args) {
+        if (args == null || args.isBlank()) {
+            return;
+        }
+        for (String pair : args.split(",")) {
+            int eq = pair.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("agent argument '" + pair + "' is not key=value");
+            }
+            String key = pair.substring(0, eq).trim();
+            String name = key.startsWith(SoviaConfig.PREFIX) ? key : SoviaConfig.PREFIX + key;
+            System.setProperty(name, pair.substring(eq + 1).trim());
+        }
+    }
+
+    /** The SPI implements and calls JDK internals; export and open them to the agent's module. */
+    private static void openJavaBase(Instrumentation inst) {
+        Module base = Object.class.getModule();
+        Set<Module> sovia = Set.of(SoviaAgent.class.getModule());
+        inst.redefineModule(base, Set.of(),
+                Map.of("sun.nio.ch", sovia, "sun.net", sovia),
+                Map.of("java.net", sovia, "sun.nio.ch", sovia),
+                Set.of(), Map.of());
+    }
+
+    private static void installProvider() {
+        try {
+            String existing = System.getProperty(PROVIDER_PROPERTY);
+            if (existing != null) {
+                SoviaLog.warn("NIO stays on the app's own provider " + existing + ", not Sovia's", null);
+                return;
+            }
+            SoviaSelectorProvider.jdk();
+            System.setProperty(PROVIDER_PROPERTY, SoviaSelectorProvider.class.getName());
+        } catch (Throwable t) {
+            SoviaLog.warn("NIO stays on the plain JDK", t);
+        }
+    }
+
+    private static void installSocketImpl(Instrumentation inst) {
+        try {
+            SoviaLog.info("java.net routed through " + SocketImplInstaller.install(inst));
+        } catch (Throwable t) {
+            SoviaLog.warn("java.net sockets stay on the plain JDK", t);
+        }
+    }
+}

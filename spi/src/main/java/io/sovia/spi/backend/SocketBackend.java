@@ -1,0 +1,108 @@
+package io.sovia.spi.backend;
+
+import io.sovia.spi.route.Path;
+
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.net.SocketOption;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectableChannel;
+import java.util.Set;
+
+/**
+ * What carries one stream socket behind an app-facing {@code SocketChannel} (DESIGN section 2).
+ *
+ * <p>The app holds Sovia's channel; the channel owns the Java semantics (open/closed state, blocking
+ * mode bookkeeping, interrupts, selection keys) and delegates the transfer of bytes here. A backend
+ * may be replaced while a connect is in progress, never after the channel is connected.
+ *
+ * <p>Threading: the channel calls these methods from app threads under the same rules the JDK's
+ * {@code SocketChannel} gives apps (one reader and one writer at a time may run concurrently;
+ * {@link #close()} may be called from any thread and must wake blocked readers and writers).
+ * Blocking methods block only when the backend was put in blocking mode.
+ */
+public interface SocketBackend {
+    /** The path this backend carries bytes on, for stats. */
+    Path path();
+
+    /**
+     * The JDK channel a selector registers to learn about readiness. Sovia's selector sleeps in one
+     * JDK selector holding every such channel.
+     */
+    SelectableChannel pollChannel();
+
+    /** Changes between blocking and non-blocking operation. */
+    void configureBlocking(boolean block) throws IOException;
+
+    /** Binds the local side. */
+    void bind(SocketAddress local) throws IOException;
+
+    /** Starts (non-blocking) or completes (blocking) a connect, as {@code SocketChannel.connect}. */
+    boolean connect(SocketAddress remote) throws IOException;
+
+    /** Connects in blocking mode within {@code timeoutMillis} (0 = no limit), as {@code Socket.connect}. */
+    void connect(SocketAddress remote, int timeoutMillis) throws IOException;
+
+    /** As {@code SocketChannel.finishConnect}. */
+    boolean finishConnect() throws IOException;
+
+    /** Whether the socket is connected. */
+    boolean isConnected();
+
+    /** Whether a non-blocking connect has been started and not finished. */
+    boolean isConnectionPending();
+
+    /** As {@code SocketChannel.read(ByteBuffer)}. */
+    int read(ByteBuffer dst) throws IOException;
+
+    /** As {@code SocketChannel.read(ByteBuffer[], int, int)}. */
+    long read(ByteBuffer[] dsts, int offset, int length) throws IOException;
+
+    /**
+     * A blocking read into an array for stream adaptors: waits at most {@code timeoutMillis}
+     * (0 = forever) and then throws {@link java.net.SocketTimeoutException} leaving the socket usable.
+     */
+    int read(byte[] b, int off, int len, int timeoutMillis) throws IOException;
+
+    /** Bytes that can be read without blocking, as {@code InputStream.available}. */
+    int available() throws IOException;
+
+    /** As {@code SocketChannel.write(ByteBuffer)}. */
+    int write(ByteBuffer src) throws IOException;
+
+    /** As {@code SocketChannel.write(ByteBuffer[], int, int)}. */
+    long write(ByteBuffer[] srcs, int offset, int length) throws IOException;
+
+    /** Sends one byte of TCP urgent data, as {@code Socket.sendUrgentData}. */
+    void sendUrgentData(int data) throws IOException;
+
+    /** As {@code SocketChannel.shutdownInput}. */
+    void shutdownInput() throws IOException;
+
+    /** As {@code SocketChannel.shutdownOutput}. */
+    void shutdownOutput() throws IOException;
+
+    /** The bound local address, or null. */
+    SocketAddress localAddress() throws IOException;
+
+    /** The connected remote address, or null. */
+    SocketAddress remoteAddress() throws IOException;
+
+    /** Sets a socket option. */
+    <T> void setOption(SocketOption<T> name, T value) throws IOException;
+
+    /** Reads a socket option. */
+    <T> T getOption(SocketOption<T> name) throws IOException;
+
+    /** The options this backend supports. */
+    Set<SocketOption<?>> supportedOptions();
+
+    /** Sets {@code SO_OOBINLINE}, which is not a standard {@code SocketOption}. */
+    void setOobInline(boolean on) throws IOException;
+
+    /** Reads {@code SO_OOBINLINE}. */
+    boolean oobInline() throws IOException;
+
+    /** Releases everything and wakes blocked callers. Idempotent. */
+    void close() throws IOException;
+}

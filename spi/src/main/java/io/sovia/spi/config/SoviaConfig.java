@@ -1,0 +1,54 @@
+package io.sovia.spi.config;
+
+import java.util.Locale;
+
+/**
+ * Every {@code sovia.*} property, its default and its meaning, in one place.
+ *
+ * <p>Properties are read from system properties; the agent copies its own arguments
+ * ({@code -javaagent:sovia.jar=stats=/tmp/s.json,log=debug}) into system properties with the
+ * {@code sovia.} prefix before anything reads them, so both spellings mean the same.
+ *
+ * <table>
+ *   <caption>Properties</caption>
+ *   <tr><th>property</th><th>default</th><th>meaning</th></tr>
+ *   <tr><td>{@code sovia.stats}</td><td>(unset)</td><td>file to which a JSON summary of connections
+ *       per path, fallback reasons and bytes per path is written at JVM exit</td></tr>
+ *   <tr><td>{@code sovia.log}</td><td>{@code warn}</td><td>Sovia's own log level on stderr:
+ *       {@code off}, {@code warn}, {@code info} or {@code debug} (one line per fallback reason)</td></tr>
+ *   <tr><td>{@code sovia.enabled}</td><td>{@code true}</td><td>{@code false} makes the agent leave the JVM
+ *       entirely on the plain JDK</td></tr>
+ * </table>
+ */
+public final class SoviaConfig {
+    /** Prefix of every Sovia property. */
+    public static final String PREFIX = "sovia.";
+
+    /** Stats file written at exit; unset means none. */
+    public static final String STATS = PREFIX + "stats";
+    /** Log level: off, warn, info, debug. */
+    public static final String LOG = PREFIX + "log";
+    /** Master switch read by the agent. */
+    public static final String ENABLED = PREFIX + "enabled";
+
+    static final String LOG_DEFAULT = "warn";
+
+    private SoviaConfig() {
+    }
+
+    /** The stats file path, or null when no stats are wanted. */
+    public static String statsFile() {
+        String file = System.getProperty(STATS);
+        return file == null || file.isBlank() ? null : file;
+    }
+
+    /** Whether Sovia should install itself at all. */
+    public static boolean enabled() {
+        return !"false".equalsIgnoreCase(System.getProperty(ENABLED, "true").trim());
+    }
+
+    /** The configured log level, lower case. */
+    public static String logLevel() {
+        return System.getProperty(LOG, LOG_DEFAULT).trim().toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,53 @@
+package io.sovia.spi.config;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Sovia's log: one line per event on stderr, prefixed {@code [sovia]}, quiet unless something degrades.
+ *
+ * <p>Deliberately not System.Logger or java.util.logging: the agent runs before the app configures
+ * logging and must not initialise the app's logging backend early (that would change the app's
+ * behaviour), and a fallback line must reach the user even when the app silences its own logs.
+ */
+public final class SoviaLog {
+    private static final int OFF = 0;
+    private static final int WARN = 1;
+    private static final int INFO = 2;
+    private static final int DEBUG = 3;
+
+    private static final Set<String> ONCE = ConcurrentHashMap.newKeySet();
+
+    private SoviaLog() {
+    }
+
+    private static int level() {
+        switch (SoviaConfig.logLevel()) {
+            case "off": return OFF;
+            case "info": return INFO;
+            case "debug": return DEBUG;
+            default: return WARN;
+        }
+    }
+
+    /** Something degraded to the plain JDK; always worth one line. */
+    public static void warn(String message, Throwable cause) {
+        if (level() >= WARN) {
+            System.err.println("[sovia] WARN " + message + (cause == null ? "" : ": " + cause));
+        }
+    }
+
+    /** Start-up facts. */
+    public static void info(String message) {
+        if (level() >= INFO) {
+            System.err.println("[sovia] INFO " + message);
+        }
+    }
+
+    /** Logs {@code message} at debug level once per distinct {@code key} for the life of the JVM. */
+    public static void debugOnce(String key, String message) {
+        if (level() >= DEBUG && ONCE.add(key)) {
+            System.err.println("[sovia] DEBUG " + message);
+        }
+    }
+}

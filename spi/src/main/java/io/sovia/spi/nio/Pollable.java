@@ -1,0 +1,15 @@
+package io.sovia.spi.nio;
+
+import java.nio.channels.SelectableChannel;
+
+/**
+ * How {@link SoviaSelector} learns readiness of one registered channel: which JDK channel to put in
+ * its inner JDK selector, and the keys registered for the channel (so going blocking can drop them).
+ */
+interface Pollable {
+    /** The JDK channel to register in the inner selector now; may change when a backend is swapped. */
+    SelectableChannel pollChannel();
+
+    /** The Sovia keys registered for this channel, across selectors. */
+    ChannelKeys selectorKeys();
+}

@@ -1,0 +1,262 @@
+package io.sovia.spi.nio;
+
+import java.io.IOException;
+import java.nio.channels.CancelledKeyException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.IllegalBlockingModeException;
+import java.nio.channels.IllegalSelectorException;
+import java.nio.channels.SelectableChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.spi.AbstractSelectableChannel;
+import java.nio.channels.spi.AbstractSelector;
+import java.nio.channels.spi.SelectorProvider;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * A selector over Sovia's channels and the JDK's pass-through channels (DESIGN section 3).
+ *
+ * <p>It owns one JDK selector. Each Sovia key has an inner key there for the channel's poll channel, so a
+ * select sleeps in epoll on everything at once. As in the JDK, registration and interest changes from
+ * other threads take effect at the next selection operation; they are queued and applied by the
+ * selecting thread, which is the only thread that touches inner registrations.
+ *
+ * <p>Order inside one selection matters: cancelled Sovia keys are deregistered before the inner select,
+ * so when the inner selector then drops the inner key of a closed pass-through channel, the channel is
+ * no longer registered anywhere and the JDK closes its descriptor (otherwise it would leak).
+ */
+final class SoviaSelector extends AbstractSelector {
+    private final Selector inner;
+    private final SelectorProvider jdkProvider;
+
+    /** Every valid key; added by registering threads, removed by the selecting thread. */
+    private final Set<SelectionKey> keys = ConcurrentHashMap.newKeySet();
+    private final Set<SelectionKey> publicKeys = Collections.unmodifiableSet(keys);
+    /** Guarded by {@code this} during selection, by the app otherwise (the JDK's rule). */
+    private final Set<SelectionKey> selectedKeys = new HashSet<>();
+    private final Set<SelectionKey> publicSelectedKeys = new UngrowableSet<>(selectedKeys);
+    private final Queue<SoviaSelectionKey> updates = new ConcurrentLinkedQueue<>();
+
+    /**
+     * Set by {@link #wakeup()}, cleared when a selection ends. Needed because flushing the inner
+     * selector with {@code selectNow} would swallow a wakeup the app made before selecting.
+     */
+    private volatile boolean wakeupPending;
+    /** Ready keys counted by the current selection; selecting thread only. */
+    private int updatedKeys;
+
+    SoviaSelector(SelectorProvider provider, SelectorProvider jdkProvider) throws IOException {
+        super(provider);
+        this.jdkProvider = jdkProvider;
+        this.inner = jdkProvider.openSelector();
+    }
+
+    @Override
+    protected SelectionKey register(AbstractSelectableChannel ch, int ops, Object att) {
+        Pollable pollable = pollableOf(ch);
+        ensureOpen();
+        SoviaSelectionKey key = new SoviaSelectionKey(this, ch, pollable);
+        key.attach(att);
+        keys.add(key);
+        pollable.selectorKeys().add(key);
+        key.interestOps(ops);
+        return key;
+    }
+
+    private Pollable pollableOf(AbstractSelectableChannel ch) {
+        if (ch instanceof Pollable) {
+            return (Pollable) ch;
+        }
+        if (ch.provider() == jdkProvider) {
+            return new PassThrough(ch);
+        }
+        throw new IllegalSelectorException();
+    }
+
+    void queueUpdate(SoviaSelectionKey key) {
+        if (key.markQueued()) {
+            updates.add(key);
+        }
+    }
+
+    @Override
+    public Set<SelectionKey> keys() {
+        ensureOpen();
+        return publicKeys;
+    }
+
+    @Override
+    public Set<SelectionKey> selectedKeys() {
+        ensureOpen();
+        return publicSelectedKeys;
+    }
+
+    @Override
+    public int selectNow() throws IOException {
+        return lockAndDoSelect(-1L);
+    }
+
+    @Override
+    public int select(long timeout) throws IOException {
+        if (timeout < 0) {
+            throw new IllegalArgumentException("Negative timeout");
+        }
+        return lockAndDoSelect(timeout);
+    }
+
+    @Override
+    public int select() throws IOException {
+        return lockAndDoSelect(0L);
+    }
+
+    /** {@code timeout}: -1 polls, 0 waits without limit, otherwise milliseconds. */
+    private int lockAndDoSelect(long timeout) throws IOException {
+        synchronized (this) {
+            ensureOpen();
+            synchronized (publicSelectedKeys) {
+                return doSelect(timeout);
+            }
+        }
+    }
+
+    private int doSelect(long timeout) throws IOException {
+        updatedKeys = 0;
+        processDeregistrations();
+        boolean flushed = processUpdates();
+        boolean poll = timeout < 0 || (flushed && wakeupPending);
+        begin();
+        try {
+            if (poll) {
+                inner.selectNow(this::onInnerReady);
+            } else {
+                inner.select(this::onInnerReady, timeout);
+            }
+        } finally {
+            end();
+        }
+        processDeregistrations();
+        wakeupPending = false;
+        return updatedKeys;
+    }
+
+    private void onInnerReady(SelectionKey innerKey) {
+        SoviaSelectionKey key = (SoviaSelectionKey) innerKey.attachment();
+        if (key == null || !key.isValid()) {
+            return;
+        }
+        int ready = innerKey.readyOps() & key.rawInterestOps();
+        if (ready == 0) {
+            return;
+        }
+        if (selectedKeys.contains(key)) {
+            int before = key.readyOps();
+            if ((before | ready) != before) {
+                key.readyOps(before | ready);
+                updatedKeys++;
+            }
+        } else {
+            key.readyOps(ready);
+            selectedKeys.add(key);
+            updatedKeys++;
+        }
+    }
+
+    /** Deregisters cancelled keys and cancels their inner keys, which the next inner select drops. */
+    private void processDeregistrations() {
+        Set<SelectionKey> cancelled = cancelledKeys();
+        synchronized (cancelled) {
+            if (cancelled.isEmpty()) {
+                return;
+            }
+            for (SelectionKey k : cancelled) {
+                SoviaSelectionKey key = (SoviaSelectionKey) k;
+                SelectionKey innerKey = key.innerKey();
+                if (innerKey != null) {
+                    innerKey.cancel();
+                }
+                keys.remove(key);
+                selectedKeys.remove(key);
+                key.pollable().selectorKeys().remove(key);
+                deregister(key);
+            }
+            cancelled.clear();
+        }
+    }
+
+    /** Applies queued registrations and interest changes; returns whether it flushed the inner selector. */
+    private boolean processUpdates() throws IOException {
+        boolean flushed = false;
+        SoviaSelectionKey key;
+        while ((key = updates.poll()) != null) {
+            key.clearQueued();
+            flushed |= applyInterest(key);
+        }
+        return flushed;
+    }
+
+    private boolean applyInterest(SoviaSelectionKey key) throws IOException {
+        SelectableChannel ch = key.channel();
+        // The blocking lock orders this against configureBlocking(true), which cancels inner keys.
+        synchronized (ch.blockingLock()) {
+            if (!key.isValid() || ch.isBlocking()) {
+                return false;
+            }
+            SelectableChannel target = key.pollable().pollChannel();
+            SelectionKey innerKey = key.innerKey();
+            if (innerKey != null && innerKey.isValid() && innerKey.channel() == target) {
+                innerKey.interestOps(key.rawInterestOps());
+                return false;
+            }
+            if (innerKey != null) {
+                innerKey.cancel();
+            }
+            boolean flushed = false;
+            SelectionKey stale = target.keyFor(inner);
+            if (stale != null && !stale.isValid()) {
+                // A cancelled inner key stays attached to its channel until the inner selector flushes it.
+                inner.selectNow(k -> { });
+                flushed = true;
+            }
+            try {
+                key.innerKey(target.register(inner, key.rawInterestOps(), key));
+            } catch (ClosedChannelException | CancelledKeyException | IllegalBlockingModeException e) {
+                // the channel closed (or its backend changed mode) since the key was queued: the key is dead
+                key.cancel();
+            }
+            return flushed;
+        }
+    }
+
+    @Override
+    public Selector wakeup() {
+        wakeupPending = true;
+        inner.wakeup();
+        return this;
+    }
+
+    @Override
+    protected void implCloseSelector() throws IOException {
+        wakeup();
+        synchronized (this) {
+            synchronized (publicSelectedKeys) {
+                for (SelectionKey k : keys) {
+                    k.cancel();
+                }
+                processDeregistrations();
+                inner.close();
+            }
+        }
+    }
+
+    private void ensureOpen() {
+        if (!isOpen()) {
+            throw new ClosedSelectorException();
+        }
+    }
+}

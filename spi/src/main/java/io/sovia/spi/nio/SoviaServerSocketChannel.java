@@ -1,0 +1,177 @@
+package io.sovia.spi.nio;
+
+import io.sovia.spi.backend.ServerBackend;
+import io.sovia.spi.backend.SocketBackend;
+import io.sovia.spi.stats.SoviaStats;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.SocketAddress;
+import java.net.SocketOption;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.IllegalBlockingModeException;
+import java.nio.channels.NotYetBoundException;
+import java.nio.channels.SelectableChannel;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.channels.spi.SelectorProvider;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The {@code ServerSocketChannel} apps hold. Accepted connections come back as
+ * {@link SoviaSocketChannel}s over whatever backend carried them, and are counted per path.
+ */
+public final class SoviaServerSocketChannel extends ServerSocketChannel implements Pollable {
+    private final ServerBackend backend;
+    private final ChannelKeys keys = new ChannelKeys();
+    private volatile ServerSocketAdaptor socket;
+
+    SoviaServerSocketChannel(SelectorProvider provider, ServerBackend backend) {
+        super(provider);
+        this.backend = backend;
+    }
+
+    @Override
+    public SelectableChannel pollChannel() {
+        return backend.pollChannel();
+    }
+
+    @Override
+    public ChannelKeys selectorKeys() {
+        return keys;
+    }
+
+    @Override
+    public ServerSocketChannel bind(SocketAddress local, int backlog) throws IOException {
+        ensureOpen();
+        backend.bind(local, backlog);
+        return this;
+    }
+
+    @Override
+    public <T> ServerSocketChannel setOption(SocketOption<T> name, T value) throws IOException {
+        Objects.requireNonNull(name);
+        ensureOpen();
+        backend.setOption(name, value);
+        return this;
+    }
+
+    @Override
+    public <T> T getOption(SocketOption<T> name) throws IOException {
+        Objects.requireNonNull(name);
+        ensureOpen();
+        return backend.getOption(name);
+    }
+
+    @Override
+    public Set<SocketOption<?>> supportedOptions() {
+        return backend.supportedOptions();
+    }
+
+    @Override
+    public ServerSocket socket() {
+        ServerSocketAdaptor s = socket;
+        if (s == null) {
+            s = new ServerSocketAdaptor(this);
+            socket = s;
+        }
+        return s;
+    }
+
+    @Override
+    public SocketChannel accept() throws IOException {
+        ensureBound();
+        if (!isBlocking()) {
+            return accepted(backend.accept());
+        }
+        boolean completed = false;
+        begin();
+        try {
+            SocketBackend b = backend.accept();
+            completed = true;
+            return accepted(b);
+        } catch (ClosedByInterruptException e) {
+            completed = closeAfterInterrupt();
+            throw e;
+        } finally {
+            end(completed);
+        }
+    }
+
+    /** A blocking accept within {@code timeoutMillis} (0 = no limit), for the adaptor. */
+    SoviaSocketChannel accept(int timeoutMillis) throws IOException {
+        if (!isBlocking()) {
+            throw new IllegalBlockingModeException();
+        }
+        ensureBound();
+        boolean completed = false;
+        begin();
+        try {
+            SocketBackend b = backend.accept(timeoutMillis);
+            completed = true;
+            return accepted(b);
+        } catch (ClosedByInterruptException e) {
+            completed = closeAfterInterrupt();
+            throw e;
+        } finally {
+            end(completed);
+        }
+    }
+
+    private SoviaSocketChannel accepted(SocketBackend b) {
+        if (b == null) {
+            return null;
+        }
+        SoviaStats.connection(b.path());
+        return new SoviaSocketChannel(provider(), b);
+    }
+
+    /** See {@code SoviaSocketChannel.closeAfterInterrupt}. */
+    private boolean closeAfterInterrupt() {
+        try {
+            close();
+        } catch (IOException ignored) {
+            // the backend is already closed; nothing else to release
+        }
+        return true;
+    }
+
+    @Override
+    public SocketAddress getLocalAddress() throws IOException {
+        ensureOpen();
+        return backend.localAddress();
+    }
+
+    private void ensureOpen() throws ClosedChannelException {
+        if (!isOpen()) {
+            throw new ClosedChannelException();
+        }
+    }
+
+    private void ensureBound() throws IOException {
+        ensureOpen();
+        if (backend.localAddress() == null) {
+            throw new NotYetBoundException();
+        }
+    }
+
+    @Override
+    protected void implConfigureBlocking(boolean block) throws IOException {
+        if (block) {
+            keys.cancelInnerKeysOfCancelled();
+        }
+        backend.configureBlocking(block);
+    }
+
+    @Override
+    protected void implCloseSelectableChannel() throws IOException {
+        backend.close();
+    }
+
+    @Override
+    public String toString() {
+        return "SoviaServerSocketChannel[" + backend.pollChannel() + ']';
+    }
+}

@@ -1,0 +1,488 @@
+package io.sovia.spi.nio;
+
+import io.sovia.spi.backend.SocketBackend;
+import io.sovia.spi.route.Path;
+import io.sovia.spi.route.Route;
+import io.sovia.spi.route.Router;
+import io.sovia.spi.stats.SoviaStats;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketAddress;
+import java.net.SocketOption;
+import java.nio.ByteBuffer;
+import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ConnectionPendingException;
+import java.nio.channels.IllegalBlockingModeException;
+import java.nio.channels.NoConnectionPendingException;
+import java.nio.channels.NotYetConnectedException;
+import java.nio.channels.SelectableChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.channels.spi.SelectorProvider;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The {@code SocketChannel} apps hold, whatever carries the connection (DESIGN section 2).
+ *
+ * <p>This class owns the Java semantics: open/closed and shutdown state, blocking-mode bookkeeping,
+ * interruption ({@code begin}/{@code end}) and selection keys. Bytes move through a
+ * {@link SocketBackend}. Blocking calls are bracketed JDK style: {@code begin()} before the backend call,
+ * {@code end(completed)} after it, so an interrupt or an asynchronous close turns into
+ * {@link ClosedByInterruptException} or {@code AsynchronousCloseException} and the channel really closes.
+ */
+public final class SoviaSocketChannel extends SocketChannel implements Pollable {
+    /** Replaced only while not connected; volatile so a selector thread sees the current one. */
+    private volatile SocketBackend backend;
+    private final ChannelKeys keys = new ChannelKeys();
+    /** The route of a pending non-blocking connect, counted when it completes; guarded by {@code this}. */
+    private Route pendingRoute;
+    private volatile boolean inputShutdown;
+    private volatile boolean outputShutdown;
+    /** Caches for the adaptor, see {@link #localAddressOrNull()}. */
+    private volatile InetSocketAddress localAddress;
+    private volatile InetSocketAddress remoteAddress;
+    /** Created on first use; racing creators produce equal adaptors, one wins. */
+    private volatile SocketAdaptor socket;
+
+    SoviaSocketChannel(SelectorProvider provider, SocketBackend backend) {
+        super(provider);
+        this.backend = backend;
+    }
+
+    @Override
+    public SelectableChannel pollChannel() {
+        return backend.pollChannel();
+    }
+
+    @Override
+    public ChannelKeys selectorKeys() {
+        return keys;
+    }
+
+    /** The path this channel's bytes take. */
+    public Path path() {
+        return backend.path();
+    }
+
+    @Override
+    public Socket socket() {
+        SocketAdaptor s = socket;
+        if (s == null) {
+            s = SocketAdaptor.create(this);
+            socket = s;
+        }
+        return s;
+    }
+
+    @Override
+    public SocketChannel bind(SocketAddress local) throws IOException {
+        ensureOpen();
+        backend.bind(local);
+        return this;
+    }
+
+    @Override
+    public <T> SocketChannel setOption(SocketOption<T> name, T value) throws IOException {
+        Objects.requireNonNull(name);
+        ensureOpen();
+        backend.setOption(name, value);
+        return this;
+    }
+
+    @Override
+    public <T> T getOption(SocketOption<T> name) throws IOException {
+        Objects.requireNonNull(name);
+        ensureOpen();
+        return backend.getOption(name);
+    }
+
+    @Override
+    public Set<SocketOption<?>> supportedOptions() {
+        return backend.supportedOptions();
+    }
+
+    @Override
+    public SocketChannel shutdownInput() throws IOException {
+        ensureOpen();
+        ensureConnected();
+        backend.shutdownInput();
+        inputShutdown = true;
+        return this;
+    }
+
+    @Override
+    public SocketChannel shutdownOutput() throws IOException {
+        ensureOpen();
+        ensureConnected();
+        backend.shutdownOutput();
+        outputShutdown = true;
+        return this;
+    }
+
+    boolean isInputShutdown() {
+        return inputShutdown;
+    }
+
+    boolean isOutputShutdown() {
+        return outputShutdown;
+    }
+
+    @Override
+    public boolean isConnected() {
+        return backend.isConnected();
+    }
+
+    @Override
+    public boolean isConnectionPending() {
+        return backend.isConnectionPending();
+    }
+
+    @Override
+    public boolean connect(SocketAddress remote) throws IOException {
+        ensureOpen();
+        Route route = beginConnect(remote);
+        if (!isBlocking()) {
+            return endConnect(route, backend.connect(remote));
+        }
+        boolean completed = false;
+        begin();
+        try {
+            completed = backend.connect(remote);
+            return endConnect(route, completed);
+        } catch (ClosedByInterruptException e) {
+            completed = closeAfterInterrupt();
+            throw e;
+        } finally {
+            end(completed);
+        }
+    }
+
+    /** A blocking connect within {@code timeoutMillis} (0 = no limit), for the socket adaptor. */
+    void connect(SocketAddress remote, int timeoutMillis) throws IOException {
+        if (!isBlocking()) {
+            throw new IllegalBlockingModeException();
+        }
+        ensureOpen();
+        Route route = beginConnect(remote);
+        boolean completed = false;
+        begin();
+        try {
+            backend.connect(remote, timeoutMillis);
+            completed = true;
+            endConnect(route, true);
+        } catch (ClosedByInterruptException e) {
+            completed = closeAfterInterrupt();
+            throw e;
+        } finally {
+            end(completed);
+        }
+    }
+
+    private Route beginConnect(SocketAddress remote) {
+        Objects.requireNonNull(remote);
+        if (backend.isConnected()) {
+            throw new AlreadyConnectedException();
+        }
+        if (backend.isConnectionPending()) {
+            throw new ConnectionPendingException();
+        }
+        return Router.route(remote);
+    }
+
+    private synchronized boolean endConnect(Route route, boolean connected) {
+        if (connected) {
+            countConnection(route);
+        } else {
+            pendingRoute = route;
+        }
+        return connected;
+    }
+
+    private void countConnection(Route route) {
+        SoviaStats.connection(route.path());
+        if (route.reason() != null) {
+            SoviaStats.fallback(route.reason());
+        }
+    }
+
+    @Override
+    public boolean finishConnect() throws IOException {
+        ensureOpen();
+        if (backend.isConnected()) {
+            return true;
+        }
+        if (!backend.isConnectionPending()) {
+            throw new NoConnectionPendingException();
+        }
+        if (!isBlocking()) {
+            return finished(backend.finishConnect());
+        }
+        boolean completed = false;
+        begin();
+        try {
+            completed = backend.finishConnect();
+            return finished(completed);
+        } catch (ClosedByInterruptException e) {
+            completed = closeAfterInterrupt();
+            throw e;
+        } finally {
+            end(completed);
+        }
+    }
+
+    private synchronized boolean finished(boolean connected) {
+        if (connected && pendingRoute != null) {
+            countConnection(pendingRoute);
+            pendingRoute = null;
+        }
+        return connected;
+    }
+
+    @Override
+    public SocketAddress getRemoteAddress() throws IOException {
+        ensureOpen();
+        return backend.remoteAddress();
+    }
+
+    @Override
+    public SocketAddress getLocalAddress() throws IOException {
+        ensureOpen();
+        return backend.localAddress();
+    }
+
+    /**
+     * The bound address for adaptors, which must not throw and, like the JDK's, still answer after
+     * close; null when never bound. An address, once known, never changes, so it is cached.
+     */
+    InetSocketAddress localAddressOrNull() {
+        InetSocketAddress a = localAddress;
+        if (a == null && isOpen()) {
+            try {
+                a = (InetSocketAddress) backend.localAddress();
+                localAddress = a;
+            } catch (IOException e) {
+                return null;
+            }
+        }
+        return a;
+    }
+
+    /** The connected address for adaptors, also after close; null when never connected. */
+    InetSocketAddress remoteAddressOrNull() {
+        InetSocketAddress a = remoteAddress;
+        if (a == null && isOpen()) {
+            try {
+                a = (InetSocketAddress) backend.remoteAddress();
+                remoteAddress = a;
+            } catch (IOException e) {
+                return null;
+            }
+        }
+        return a;
+    }
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+        Objects.requireNonNull(dst);
+        ensureReadable();
+        if (!isBlocking()) {
+            return received(backend.read(dst));
+        }
+        boolean completed = false;
+        begin();
+        try {
+            int n = backend.read(dst);
+            completed = true;
+            return received(n);
+        } catch (ClosedByInterruptException e) {
+            completed = closeAfterInterrupt();
+            throw e;
+        } finally {
+            end(completed);
+        }
+    }
+
+    @Override
+    public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
+        Objects.checkFromIndexSize(offset, length, dsts.length);
+        ensureReadable();
+        if (!isBlocking()) {
+            return received(backend.read(dsts, offset, length));
+        }
+        boolean completed = false;
+        begin();
+        try {
+            long n = backend.read(dsts, offset, length);
+            completed = true;
+            return received(n);
+        } catch (ClosedByInterruptException e) {
+            completed = closeAfterInterrupt();
+            throw e;
+        } finally {
+            end(completed);
+        }
+    }
+
+    /** A blocking read for the socket adaptor's stream, honouring {@code SO_TIMEOUT}. */
+    int read(byte[] b, int off, int len, int timeoutMillis) throws IOException {
+        if (!isBlocking()) {
+            throw new IllegalBlockingModeException();
+        }
+        ensureReadable();
+        boolean completed = false;
+        begin();
+        try {
+            int n = backend.read(b, off, len, timeoutMillis);
+            completed = true;
+            return received(n);
+        } catch (ClosedByInterruptException e) {
+            completed = closeAfterInterrupt();
+            throw e;
+        } finally {
+            end(completed);
+        }
+    }
+
+    int available() throws IOException {
+        ensureOpen();
+        return inputShutdown ? 0 : backend.available();
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+        Objects.requireNonNull(src);
+        ensureWritable();
+        if (!isBlocking()) {
+            return sent(backend.write(src));
+        }
+        boolean completed = false;
+        begin();
+        try {
+            int n = backend.write(src);
+            completed = true;
+            return sent(n);
+        } catch (ClosedByInterruptException e) {
+            completed = closeAfterInterrupt();
+            throw e;
+        } finally {
+            end(completed);
+        }
+    }
+
+    @Override
+    public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+        Objects.checkFromIndexSize(offset, length, srcs.length);
+        ensureWritable();
+        if (!isBlocking()) {
+            return sent(backend.write(srcs, offset, length));
+        }
+        boolean completed = false;
+        begin();
+        try {
+            long n = backend.write(srcs, offset, length);
+            completed = true;
+            return sent(n);
+        } catch (ClosedByInterruptException e) {
+            completed = closeAfterInterrupt();
+            throw e;
+        } finally {
+            end(completed);
+        }
+    }
+
+    void sendUrgentData(int data) throws IOException {
+        ensureWritable();
+        backend.sendUrgentData(data);
+    }
+
+    void setOobInline(boolean on) throws IOException {
+        ensureOpen();
+        backend.setOobInline(on);
+    }
+
+    boolean oobInline() throws IOException {
+        ensureOpen();
+        return backend.oobInline();
+    }
+
+    private int received(int n) {
+        SoviaStats.received(backend.path(), n);
+        return n;
+    }
+
+    private long received(long n) {
+        SoviaStats.received(backend.path(), n);
+        return n;
+    }
+
+    private int sent(int n) {
+        SoviaStats.sent(backend.path(), n);
+        return n;
+    }
+
+    private long sent(long n) {
+        SoviaStats.sent(backend.path(), n);
+        return n;
+    }
+
+    /**
+     * The backend's own JDK channel took the interrupt (its interruptor replaced ours while it was
+     * blocked), so it closed itself but not this channel: close this one too. Returns true so that
+     * {@code end} does not turn the interrupt into an AsynchronousCloseException.
+     */
+    private boolean closeAfterInterrupt() {
+        try {
+            close();
+        } catch (IOException ignored) {
+            // the backend is already closed; nothing else to release
+        }
+        return true;
+    }
+
+    private void ensureOpen() throws ClosedChannelException {
+        if (!isOpen()) {
+            throw new ClosedChannelException();
+        }
+    }
+
+    private void ensureConnected() {
+        if (!backend.isConnected()) {
+            throw new NotYetConnectedException();
+        }
+    }
+
+    private void ensureReadable() throws ClosedChannelException {
+        ensureOpen();
+        ensureConnected();
+    }
+
+    private void ensureWritable() throws ClosedChannelException {
+        ensureOpen();
+        ensureConnected();
+        if (outputShutdown) {
+            throw new ClosedChannelException();
+        }
+    }
+
+    @Override
+    protected void implConfigureBlocking(boolean block) throws IOException {
+        if (block) {
+            keys.cancelInnerKeysOfCancelled();
+        }
+        backend.configureBlocking(block);
+    }
+
+    @Override
+    protected void implCloseSelectableChannel() throws IOException {
+        backend.close();
+    }
+
+    @Override
+    public String toString() {
+        return "SoviaSocketChannel[" + backend.path().key() + ' ' + backend.pollChannel() + ']';
+    }
+}

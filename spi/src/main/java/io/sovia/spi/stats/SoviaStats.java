@@ -1,0 +1,99 @@
+package io.sovia.spi.stats;
+
+import io.sovia.spi.route.Path;
+
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Process-wide counters: connections per path, fallback reasons, bytes per path.
+ *
+ * <p>Counters are {@link LongAdder}s so the data path pays an uncontended add, never a lock.
+ */
+public final class SoviaStats {
+    private static final Path[] PATHS = Path.values();
+    private static final LongAdder[] CONNECTIONS = adders();
+    private static final LongAdder[] BYTES_SENT = adders();
+    private static final LongAdder[] BYTES_RECEIVED = adders();
+    private static final Map<String, LongAdder> FALLBACKS = new ConcurrentHashMap<>();
+
+    private SoviaStats() {
+    }
+
+    private static LongAdder[] adders() {
+        LongAdder[] a = new LongAdder[PATHS.length];
+        for (int i = 0; i < a.length; i++) {
+            a[i] = new LongAdder();
+        }
+        return a;
+    }
+
+    /** A connection was established by connect() or accept() on {@code path}. */
+    public static void connection(Path path) {
+        CONNECTIONS[path.ordinal()].increment();
+    }
+
+    /** A connect went to TCP for {@code reason}. */
+    public static void fallback(String reason) {
+        FALLBACKS.computeIfAbsent(reason, r -> new LongAdder()).increment();
+    }
+
+    /** {@code n} bytes left this process on {@code path}. */
+    public static void sent(Path path, long n) {
+        if (n > 0) {
+            BYTES_SENT[path.ordinal()].add(n);
+        }
+    }
+
+    /** {@code n} bytes arrived on {@code path}. */
+    public static void received(Path path, long n) {
+        if (n > 0) {
+            BYTES_RECEIVED[path.ordinal()].add(n);
+        }
+    }
+
+    /** Connections made so far on {@code path}. */
+    public static long connections(Path path) {
+        return CONNECTIONS[path.ordinal()].sum();
+    }
+
+    /** The counters as one JSON object (see the README for the fields). */
+    public static String toJson() {
+        StringBuilder sb = new StringBuilder(256).append('{');
+        perPath(sb, "connections", CONNECTIONS).append(", ");
+        sb.append("\"fallbacks\": {");
+        String sep = "";
+        for (Map.Entry<String, LongAdder> e : new TreeMap<>(FALLBACKS).entrySet()) {
+            sb.append(sep).append('"').append(escape(e.getKey())).append("\": ").append(e.getValue().sum());
+            sep = ", ";
+        }
+        sb.append("}, ");
+        perPath(sb, "bytesSent", BYTES_SENT).append(", ");
+        perPath(sb, "bytesReceived", BYTES_RECEIVED);
+        return sb.append("}\n").toString();
+    }
+
+    private static StringBuilder perPath(StringBuilder sb, String name, LongAdder[] values) {
+        sb.append('"').append(name).append("\": {");
+        for (Path p : PATHS) {
+            sb.append(p.ordinal() == 0 ? "" : ", ").append('"').append(p.key()).append("\": ").append(values[p.ordinal()].sum());
+        }
+        return sb.append('}');
+    }
+
+    private static String escape(String s) {
+        StringBuilder sb = new StringBuilder(s.length());
+        for (char c : s.toCharArray()) {
+            if (c == '"' || c == '\\') {
+                sb.append('\\').append(c);
+            } else if (c < 0x20) {
+                sb.append(String.format("\\u%04x", (int) c));
+            } else {
+                sb.append(c);
+            }
+        }
+        return sb.toString();
+    }
+}
