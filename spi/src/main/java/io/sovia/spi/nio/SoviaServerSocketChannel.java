@@ -83,21 +83,7 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
     @Override
     public SocketChannel accept() throws IOException {
         ensureBound();
-        if (!isBlocking()) {
-            return accepted(backend.accept());
-        }
-        boolean completed = false;
-        begin();
-        try {
-            SocketBackend b = backend.accept();
-            completed = true;
-            return accepted(b);
-        } catch (ClosedByInterruptException e) {
-            completed = closeAfterInterrupt();
-            throw e;
-        } finally {
-            end(completed);
-        }
+        return accepted(blocking(backend::accept));
     }
 
     /** A blocking accept within {@code timeoutMillis} (0 = no limit), for the adaptor. */
@@ -106,12 +92,26 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
             throw new IllegalBlockingModeException();
         }
         ensureBound();
+        return accepted(blocking(() -> backend.accept(timeoutMillis)));
+    }
+
+    /** A backend accept that may block. */
+    @FunctionalInterface
+    private interface AcceptCall {
+        SocketBackend call() throws IOException;
+    }
+
+    /** As {@code SoviaSocketChannel.blocking}: begin/end around a blocking accept. */
+    private SocketBackend blocking(AcceptCall call) throws IOException {
+        if (!isBlocking()) {
+            return call.call();
+        }
         boolean completed = false;
         begin();
         try {
-            SocketBackend b = backend.accept(timeoutMillis);
+            SocketBackend b = call.call();
             completed = true;
-            return accepted(b);
+            return b;
         } catch (ClosedByInterruptException e) {
             completed = closeAfterInterrupt();
             throw e;

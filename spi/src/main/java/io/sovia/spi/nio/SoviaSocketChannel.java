@@ -145,20 +145,7 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
     public boolean connect(SocketAddress remote) throws IOException {
         ensureOpen();
         Route route = beginConnect(remote);
-        if (!isBlocking()) {
-            return endConnect(route, backend.connect(remote));
-        }
-        boolean completed = false;
-        begin();
-        try {
-            completed = backend.connect(remote);
-            return endConnect(route, completed);
-        } catch (ClosedByInterruptException e) {
-            completed = closeAfterInterrupt();
-            throw e;
-        } finally {
-            end(completed);
-        }
+        return endConnect(route, blocking(() -> backend.connect(remote) ? 1 : 0) != 0);
     }
 
     /** A blocking connect within {@code timeoutMillis} (0 = no limit), for the socket adaptor. */
@@ -168,18 +155,11 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
         }
         ensureOpen();
         Route route = beginConnect(remote);
-        boolean completed = false;
-        begin();
-        try {
+        blocking(() -> {
             backend.connect(remote, timeoutMillis);
-            completed = true;
-            endConnect(route, true);
-        } catch (ClosedByInterruptException e) {
-            completed = closeAfterInterrupt();
-            throw e;
-        } finally {
-            end(completed);
-        }
+            return 1;
+        });
+        endConnect(route, true);
     }
 
     private Route beginConnect(SocketAddress remote) {
@@ -218,20 +198,7 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
         if (!backend.isConnectionPending()) {
             throw new NoConnectionPendingException();
         }
-        if (!isBlocking()) {
-            return finished(backend.finishConnect());
-        }
-        boolean completed = false;
-        begin();
-        try {
-            completed = backend.finishConnect();
-            return finished(completed);
-        } catch (ClosedByInterruptException e) {
-            completed = closeAfterInterrupt();
-            throw e;
-        } finally {
-            end(completed);
-        }
+        return finished(blocking(() -> backend.finishConnect() ? 1 : 0) != 0);
     }
 
     private synchronized boolean finished(boolean connected) {
@@ -289,42 +256,14 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
     public int read(ByteBuffer dst) throws IOException {
         Objects.requireNonNull(dst);
         ensureReadable();
-        if (!isBlocking()) {
-            return received(backend.read(dst));
-        }
-        boolean completed = false;
-        begin();
-        try {
-            int n = backend.read(dst);
-            completed = true;
-            return received(n);
-        } catch (ClosedByInterruptException e) {
-            completed = closeAfterInterrupt();
-            throw e;
-        } finally {
-            end(completed);
-        }
+        return received(io(SocketBackend::read, dst));
     }
 
     @Override
     public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
         Objects.checkFromIndexSize(offset, length, dsts.length);
         ensureReadable();
-        if (!isBlocking()) {
-            return received(backend.read(dsts, offset, length));
-        }
-        boolean completed = false;
-        begin();
-        try {
-            long n = backend.read(dsts, offset, length);
-            completed = true;
-            return received(n);
-        } catch (ClosedByInterruptException e) {
-            completed = closeAfterInterrupt();
-            throw e;
-        } finally {
-            end(completed);
-        }
+        return received(blocking(() -> backend.read(dsts, offset, length)));
     }
 
     /** A blocking read for the socket adaptor's stream, honouring {@code SO_TIMEOUT}. */
@@ -333,18 +272,7 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
             throw new IllegalBlockingModeException();
         }
         ensureReadable();
-        boolean completed = false;
-        begin();
-        try {
-            int n = backend.read(b, off, len, timeoutMillis);
-            completed = true;
-            return received(n);
-        } catch (ClosedByInterruptException e) {
-            completed = closeAfterInterrupt();
-            throw e;
-        } finally {
-            end(completed);
-        }
+        return received((int) blocking(() -> backend.read(b, off, len, timeoutMillis)));
     }
 
     int available() throws IOException {
@@ -356,42 +284,14 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
     public int write(ByteBuffer src) throws IOException {
         Objects.requireNonNull(src);
         ensureWritable();
-        if (!isBlocking()) {
-            return sent(backend.write(src));
-        }
-        boolean completed = false;
-        begin();
-        try {
-            int n = backend.write(src);
-            completed = true;
-            return sent(n);
-        } catch (ClosedByInterruptException e) {
-            completed = closeAfterInterrupt();
-            throw e;
-        } finally {
-            end(completed);
-        }
+        return sent(io(SocketBackend::write, src));
     }
 
     @Override
     public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
         Objects.checkFromIndexSize(offset, length, srcs.length);
         ensureWritable();
-        if (!isBlocking()) {
-            return sent(backend.write(srcs, offset, length));
-        }
-        boolean completed = false;
-        begin();
-        try {
-            long n = backend.write(srcs, offset, length);
-            completed = true;
-            return sent(n);
-        } catch (ClosedByInterruptException e) {
-            completed = closeAfterInterrupt();
-            throw e;
-        } finally {
-            end(completed);
-        }
+        return sent(blocking(() -> backend.write(srcs, offset, length)));
     }
 
     void sendUrgentData(int data) throws IOException {
@@ -427,6 +327,58 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
     private long sent(long n) {
         SoviaStats.sent(backend.path(), n);
         return n;
+    }
+
+    /** A read or write of one buffer; method references to it are constants, so the data path allocates nothing. */
+    @FunctionalInterface
+    private interface BufferIo {
+        int apply(SocketBackend backend, ByteBuffer buffer) throws IOException;
+    }
+
+    /** Any other backend call that may block. */
+    @FunctionalInterface
+    private interface BlockingCall {
+        long call() throws IOException;
+    }
+
+    private int io(BufferIo op, ByteBuffer buffer) throws IOException {
+        if (!isBlocking()) {
+            return op.apply(backend, buffer);
+        }
+        boolean completed = false;
+        begin();
+        try {
+            int n = op.apply(backend, buffer);
+            completed = true;
+            return n;
+        } catch (ClosedByInterruptException e) {
+            completed = closeAfterInterrupt();
+            throw e;
+        } finally {
+            end(completed);
+        }
+    }
+
+    /**
+     * Runs {@code call}, bracketed by {@code begin}/{@code end} when the channel is blocking, so an
+     * interrupt or an asynchronous close ends it with the JDK's exceptions and a closed channel.
+     */
+    private long blocking(BlockingCall call) throws IOException {
+        if (!isBlocking()) {
+            return call.call();
+        }
+        boolean completed = false;
+        begin();
+        try {
+            long n = call.call();
+            completed = true;
+            return n;
+        } catch (ClosedByInterruptException e) {
+            completed = closeAfterInterrupt();
+            throw e;
+        } finally {
+            end(completed);
+        }
     }
 
     /**
