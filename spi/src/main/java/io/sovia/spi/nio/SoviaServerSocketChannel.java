@@ -113,7 +113,7 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
             completed = true;
             return b;
         } catch (ClosedByInterruptException e) {
-            completed = closeAfterInterrupt();
+            completed = closeQuietly();
             throw e;
         } finally {
             end(completed);
@@ -128,8 +128,8 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
         return new SoviaSocketChannel(provider(), b);
     }
 
-    /** See {@code SoviaSocketChannel.closeAfterInterrupt}. */
-    private boolean closeAfterInterrupt() {
+    /** Closes this channel after its backend's JDK channel took an interrupt and closed itself. */
+    private boolean closeQuietly() {
         try {
             close();
         } catch (IOException ignored) {

@@ -145,7 +145,7 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
     public boolean connect(SocketAddress remote) throws IOException {
         ensureOpen();
         Route route = beginConnect(remote);
-        return endConnect(route, blocking(() -> backend.connect(remote) ? 1 : 0) != 0);
+        return endConnect(route, connectStep(() -> backend.connect(remote) ? 1 : 0));
     }
 
     /** A blocking connect within {@code timeoutMillis} (0 = no limit), for the socket adaptor. */
@@ -155,7 +155,7 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
         }
         ensureOpen();
         Route route = beginConnect(remote);
-        blocking(() -> {
+        connectStep(() -> {
             backend.connect(remote, timeoutMillis);
             return 1;
         });
@@ -198,7 +198,20 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
         if (!backend.isConnectionPending()) {
             throw new NoConnectionPendingException();
         }
-        return finished(blocking(() -> backend.finishConnect() ? 1 : 0) != 0);
+        return finished(connectStep(() -> backend.finishConnect() ? 1 : 0));
+    }
+
+    /**
+     * Runs one step of a connect. A connect that fails closes the channel, as the JDK specifies; the
+     * backend's JDK channel closes itself, but this channel must follow.
+     */
+    private boolean connectStep(BlockingCall step) throws IOException {
+        try {
+            return blocking(step) != 0;
+        } catch (IOException e) {
+            closeQuietly();
+            throw e;
+        }
     }
 
     private synchronized boolean finished(boolean connected) {
@@ -352,7 +365,7 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
             completed = true;
             return n;
         } catch (ClosedByInterruptException e) {
-            completed = closeAfterInterrupt();
+            completed = closeQuietly();
             throw e;
         } finally {
             end(completed);
@@ -374,7 +387,7 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
             completed = true;
             return n;
         } catch (ClosedByInterruptException e) {
-            completed = closeAfterInterrupt();
+            completed = closeQuietly();
             throw e;
         } finally {
             end(completed);
@@ -382,11 +395,11 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
     }
 
     /**
-     * The backend's own JDK channel took the interrupt (its interruptor replaced ours while it was
-     * blocked), so it closed itself but not this channel: close this one too. Returns true so that
-     * {@code end} does not turn the interrupt into an AsynchronousCloseException.
+     * Closes this channel after its backend closed itself: on an interrupt taken by the backend's own JDK
+     * channel (its interruptor replaced ours while it blocked), or on a failed connect. Returns true so
+     * that {@code end} does not turn an interrupt into an AsynchronousCloseException.
      */
-    private boolean closeAfterInterrupt() {
+    private boolean closeQuietly() {
         try {
             close();
         } catch (IOException ignored) {

@@ -1,0 +1,125 @@
+package io.sovia.agent.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+
+/** A thread blocked in a socket call is released by an interrupt or by another thread closing the socket. */
+class AsyncCloseIT extends SoviaTestBase {
+
+    @TransportTest
+    void interruptBlockedChannelRead(Transport transport) throws Exception {
+        try (NioPair pair = NioPair.open(transport)) {
+            SocketChannel client = pair.client();
+            Async<Boolean> reader = Async.start("reader", () -> readExpectingInterrupt(client));
+            reader.awaitBlockedIn("read").thread().interrupt();
+            assertTrue(reader.get(), "the reader keeps its interrupt status");
+            assertFalse(client.isOpen());
+            assertEquals(-1, pair.accepted().read(ByteBuffer.allocate(1)), "the peer sees EOF");
+        }
+    }
+
+    @TransportTest
+    void interruptBeforeChannelRead(Transport transport) throws Exception {
+        try (NioPair pair = NioPair.open(transport)) {
+            SocketChannel client = pair.client();
+            Async<Boolean> reader = Async.start("reader", () -> {
+                Thread.currentThread().interrupt();
+                return readExpectingInterrupt(client);
+            });
+            assertTrue(reader.get(), "the reader keeps its interrupt status");
+            assertFalse(client.isOpen());
+            assertEquals(-1, pair.accepted().read(ByteBuffer.allocate(1)), "the peer sees EOF");
+        }
+    }
+
+    @TransportTest
+    void closeDuringChannelRead(Transport transport) throws Exception {
+        try (NioPair pair = NioPair.open(transport)) {
+            SocketChannel client = pair.client();
+            Async<Integer> reader = Async.start("reader", () -> client.read(ByteBuffer.allocate(1)));
+            reader.awaitBlockedIn("read");
+            client.close();
+            Throwable thrown = reader.failure();
+            assertInstanceOf(AsynchronousCloseException.class, thrown);
+            assertFalse(thrown instanceof ClosedByInterruptException, thrown::toString);
+            assertFalse(client.isOpen());
+            assertEquals(-1, pair.accepted().read(ByteBuffer.allocate(1)), "the peer sees EOF");
+        }
+    }
+
+    @TransportTest
+    void closeDuringSocketRead(Transport transport) throws Exception {
+        try (SocketPair pair = SocketPair.open(transport)) {
+            var in = pair.client().getInputStream();
+            Async<Integer> reader = Async.start("reader", in::read);
+            reader.awaitBlockedIn("read");
+            pair.client().close();
+            assertInstanceOf(SocketException.class, reader.failure());
+            assertTrue(pair.client().isClosed());
+            assertEquals(-1, pair.accepted().getInputStream().read(), "the peer sees EOF");
+        }
+    }
+
+    @TransportTest
+    void closeDuringChannelAccept(Transport transport) throws Exception {
+        ServerSocketChannel server = transport.openServerChannel();
+        try {
+            Async<SocketChannel> acceptor = Async.start("acceptor", server::accept);
+            acceptor.awaitBlockedIn("accept");
+            server.close();
+            Throwable thrown = acceptor.failure();
+            assertInstanceOf(AsynchronousCloseException.class, thrown);
+            assertFalse(thrown instanceof ClosedByInterruptException, thrown::toString);
+            assertFalse(server.isOpen());
+        } finally {
+            server.close();
+        }
+    }
+
+    @TransportTest
+    void interruptDuringChannelAccept(Transport transport) throws Exception {
+        try (ServerSocketChannel server = transport.openServerChannel()) {
+            Async<SocketChannel> acceptor = Async.start("acceptor", server::accept);
+            acceptor.awaitBlockedIn("accept").thread().interrupt();
+            assertInstanceOf(ClosedByInterruptException.class, acceptor.failure());
+            assertFalse(server.isOpen());
+        }
+    }
+
+    @TransportTest
+    void closeDuringSocketAccept(Transport transport) throws Exception {
+        ServerSocket server = transport.openServerSocket();
+        try {
+            Async<Socket> acceptor = Async.start("acceptor", server::accept);
+            acceptor.awaitBlockedIn("accept");
+            server.close();
+            assertInstanceOf(SocketException.class, acceptor.failure());
+            assertTrue(server.isClosed());
+        } finally {
+            server.close();
+        }
+    }
+
+    /** Runs a read that must fail with ClosedByInterruptException; returns the interrupt status afterwards. */
+    private static boolean readExpectingInterrupt(SocketChannel channel) throws IOException {
+        try {
+            int n = channel.read(ByteBuffer.allocate(1));
+            return fail("read returned " + n + " instead of throwing ClosedByInterruptException");
+        } catch (ClosedByInterruptException expected) {
+            return Thread.currentThread().isInterrupted();
+        }
+    }
+}

@@ -1,0 +1,149 @@
+package io.sovia.agent.it;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.WritableByteChannel;
+import java.util.concurrent.TimeUnit;
+
+/** Blocking I/O and selection helpers shared by the scenarios; every wait is bounded. */
+public final class Io {
+
+    /** Upper bound for anything a scenario waits on; far above what a healthy run needs. */
+    public static final long WAIT_MILLIS = 10_000;
+
+    private Io() {
+    }
+
+    /**
+     * {@code length} bytes of a pattern that does not repeat at power-of-two strides, so lost, doubled or reordered
+     * chunks show up in a content check; {@code offset} continues the pattern of an earlier chunk.
+     */
+    public static byte[] pattern(long offset, int length) {
+        byte[] bytes = new byte[length];
+        for (int i = 0; i < length; i++) {
+            bytes[i] = (byte) ((offset + i) % 251);
+        }
+        return bytes;
+    }
+
+    /** Writes all of {@code src}; the channel must be blocking. */
+    public static void writeFully(WritableByteChannel channel, ByteBuffer src) throws IOException {
+        while (src.hasRemaining()) {
+            channel.write(src);
+        }
+    }
+
+    /** Reads exactly {@code length} bytes from a blocking channel. */
+    public static byte[] readFully(ReadableByteChannel channel, int length) throws IOException {
+        ByteBuffer dst = ByteBuffer.allocate(length);
+        while (dst.hasRemaining()) {
+            if (channel.read(dst) < 0) {
+                throw new EOFException("EOF after " + dst.position() + " of " + length + " bytes");
+            }
+        }
+        return dst.array();
+    }
+
+    /** Reads exactly {@code length} bytes from a stream. */
+    public static byte[] readFully(InputStream in, int length) throws IOException {
+        byte[] bytes = in.readNBytes(length);
+        if (bytes.length != length) {
+            throw new EOFException("EOF after " + bytes.length + " of " + length + " bytes");
+        }
+        return bytes;
+    }
+
+    /** Checks that bytes flow both ways between two connected blocking channels. */
+    public static <C extends ReadableByteChannel & WritableByteChannel> void assertTalks(C a, C b)
+            throws IOException {
+        assertOneWay(a, b, 1000);
+        assertOneWay(b, a, 2000);
+    }
+
+    private static <C extends ReadableByteChannel & WritableByteChannel> void assertOneWay(C from, C to, int offset)
+            throws IOException {
+        byte[] sent = pattern(offset, 100);
+        writeFully(from, ByteBuffer.wrap(sent));
+        assertArrayEquals(sent, readFully(to, sent.length));
+    }
+
+    /** Checks that bytes flow both ways between two connected sockets. */
+    public static void assertTalks(Socket a, Socket b) throws IOException {
+        assertOneWay(a, b, 3000);
+        assertOneWay(b, a, 4000);
+    }
+
+    private static void assertOneWay(Socket from, Socket to, int offset) throws IOException {
+        byte[] sent = pattern(offset, 100);
+        from.getOutputStream().write(sent);
+        from.getOutputStream().flush();
+        assertArrayEquals(sent, readFully(to.getInputStream(), sent.length));
+    }
+
+    /**
+     * Selects until {@code key} is selected with one of {@code ops} ready, then removes it from the selected set.
+     * Fails after {@link #WAIT_MILLIS}.
+     */
+    public static void awaitReady(Selector selector, SelectionKey key, int ops) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
+        while (true) {
+            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            if (left <= 0) {
+                fail("key never became ready for ops " + ops + "; interest " + key.interestOps());
+            }
+            selector.select(left);
+            boolean ready = selector.selectedKeys().remove(key) && (key.readyOps() & ops) != 0;
+            if (ready) {
+                return;
+            }
+        }
+    }
+
+    /** Reads one byte from a non-blocking channel once {@code key} reports it readable. */
+    public static byte readOne(Selector selector, SelectionKey key) throws IOException {
+        ByteBuffer one = ByteBuffer.allocate(1);
+        awaitReady(selector, key, SelectionKey.OP_READ);
+        assertEquals(1, ((ReadableByteChannel) key.channel()).read(one));
+        return one.get(0);
+    }
+
+    /** Closes every non-null resource, even if one fails, and rethrows the first failure. */
+    public static void closeAll(AutoCloseable... resources) throws IOException {
+        IOException first = null;
+        for (AutoCloseable resource : resources) {
+            try {
+                if (resource != null) {
+                    resource.close();
+                }
+            } catch (Exception e) {
+                if (first == null) {
+                    first = e instanceof IOException io ? io : new IOException(e);
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    /** Closes every non-null resource after {@code cause}, keeping close failures as suppressed exceptions. */
+    public static void closeAll(Exception cause, AutoCloseable... resources) {
+        try {
+            closeAll(resources);
+        } catch (IOException e) {
+            cause.addSuppressed(e);
+        }
+    }
+}

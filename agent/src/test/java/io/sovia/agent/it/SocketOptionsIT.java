@@ -1,0 +1,92 @@
+package io.sovia.agent.it;
+
+import static io.sovia.agent.it.SocketOptionChecks.SERVER_OPTIONS;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.StandardSocketOptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Options and addresses of java.net sockets and server sockets. */
+class SocketOptionsIT extends SoviaTestBase {
+
+    @TransportTest
+    void socketOptionsRoundTrip(Transport transport) throws IOException {
+        try (SocketPair pair = SocketPair.open(transport)) {
+            SocketOptionChecks.assertRoundTrips(pair.client());
+            SocketOptionChecks.assertRoundTrips(pair.accepted());
+        }
+    }
+
+    @TransportTest
+    void optionsSetBeforeConnectSurviveIt(Transport transport) throws IOException {
+        try (ServerSocket server = transport.openServerSocket(); Socket client = new Socket()) {
+            client.setTcpNoDelay(true);
+            client.setKeepAlive(true);
+            client.setSoTimeout(2345);
+            client.connect(server.getLocalSocketAddress());
+            try (Socket accepted = server.accept()) {
+                assertTrue(client.getTcpNoDelay());
+                assertTrue(client.getKeepAlive());
+                assertEquals(2345, client.getSoTimeout());
+                Io.assertTalks(client, accepted);
+            }
+        }
+    }
+
+    @TransportTest
+    void serverSocketOptions(Transport transport) throws IOException {
+        try (ServerSocket server = transport.openServerSocket()) {
+            assertTrue(server.supportedOptions().containsAll(SERVER_OPTIONS),
+                    () -> "supports " + server.supportedOptions());
+            server.setReuseAddress(true);
+            assertTrue(server.getReuseAddress());
+            assertEquals(true, server.getOption(StandardSocketOptions.SO_REUSEADDR));
+            server.setOption(StandardSocketOptions.SO_REUSEADDR, false);
+            assertFalse(server.getReuseAddress());
+            server.setReceiveBufferSize(64 * 1024);
+            assertEquals(server.getReceiveBufferSize(), server.getOption(StandardSocketOptions.SO_RCVBUF));
+            server.setSoTimeout(4321);
+            assertEquals(4321, server.getSoTimeout());
+        }
+    }
+
+    @TransportTest
+    void socketsAgreeOnAddresses(Transport transport) throws IOException {
+        try (SocketPair pair = SocketPair.open(transport)) {
+            ServerSocket server = pair.server();
+            InetSocketAddress serverAddress = (InetSocketAddress) server.getLocalSocketAddress();
+            assertEquals(serverAddress.getPort(), server.getLocalPort());
+            assertEquals(serverAddress.getAddress(), server.getInetAddress());
+            assertTrue(server.isBound());
+            assertNull(server.getChannel(), "a java.net server socket has no channel");
+            assertNull(pair.client().getChannel(), "a java.net socket has no channel");
+
+            InetSocketAddress clientLocal = (InetSocketAddress) pair.client().getLocalSocketAddress();
+            SocketOptionChecks.assertAddresses(pair.client(), clientLocal, serverAddress);
+            SocketOptionChecks.assertAddresses(pair.accepted(), serverAddress, clientLocal);
+        }
+    }
+
+    @Test
+    @Timeout(value = 20, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void unconnectedAndClosedSockets() throws IOException {
+        Socket socket = new Socket();
+        SocketOptionChecks.assertUnconnected(socket);
+        socket.close();
+        assertTrue(socket.isClosed());
+        ServerSocket server = new ServerSocket();
+        assertFalse(server.isBound());
+        assertEquals(-1, server.getLocalPort());
+        assertNull(server.getLocalSocketAddress());
+        server.close();
+        assertTrue(server.isClosed());
+    }
+}

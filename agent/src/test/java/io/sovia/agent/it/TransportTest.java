@@ -1,0 +1,22 @@
+package io.sovia.agent.it;
+
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * A scenario run once per {@link Transports#all() transport}; the method takes the {@link Transport} as its
+ * parameter. Each run gets a 20 s timeout on a separate thread, so a hung socket call fails the test instead of the
+ * whole suite; a longer {@code @Timeout} on the method wins.
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@ParameterizedTest(name = "{0}")
+@MethodSource("io.sovia.agent.it.Transports#all")
+@Timeout(value = 20, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+public @interface TransportTest {
+}

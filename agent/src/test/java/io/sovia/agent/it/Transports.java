@@ -1,0 +1,29 @@
+package io.sovia.agent.it;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.stream.Stream;
+
+/** The transports every {@link TransportTest} runs over; adding a transport is one more entry in {@link #all()}. */
+public final class Transports {
+
+    /** Plain TCP over the IPv4 loopback. */
+    public static final Transport TCP = new Transport.Bound("tcp", new InetSocketAddress(loopback(), 0));
+
+    private Transports() {
+    }
+
+    /** Source of the {@link TransportTest} parameters. */
+    public static Stream<Transport> all() {
+        return Stream.of(TCP);
+    }
+
+    private static InetAddress loopback() {
+        try {
+            return InetAddress.getByAddress("localhost", new byte[] {127, 0, 0, 1});
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
