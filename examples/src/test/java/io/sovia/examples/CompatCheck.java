@@ -1,0 +1,85 @@
+package io.sovia.examples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * What every demo must show: it prints the same {@code RESULT} with the Sovia agent as without, and
+ * with the agent its connections went through Sovia. {@code -Dsovia.examples.plainOnly=true} runs
+ * only the half without the agent (to check the apps and the harness) and reports the rest skipped.
+ */
+final class CompatCheck {
+
+    private static final boolean PLAIN_ONLY = Boolean.getBoolean("sovia.examples.plainOnly");
+
+    private CompatCheck() {
+    }
+
+    /** Runs {@code app both} plainly and under Sovia, which must carry at least {@code minConnections}. */
+    static void oneJvm(Path dir, Class<?> app, Duration timeout, int minConnections) throws Exception {
+        try (ForkedJvm plain = ForkedJvm.start(dir, "plain", false, app, "both")) {
+            String expected = plain.awaitResult(timeout);
+            skipUnlessAgentWanted();
+            try (ForkedJvm sovia = ForkedJvm.start(dir, "sovia", true, app, "both")) {
+                assertEquals(expected, sovia.awaitResult(timeout),
+                        () -> "RESULT changed under Sovia\n" + sovia.report());
+                assertCarried(sovia, minConnections);
+            }
+        }
+    }
+
+    /**
+     * Runs {@code app server} and {@code app client <port>} in two JVMs, plainly and then both under
+     * Sovia; the client's RESULT must not change, and each side's Sovia must carry at least
+     * {@code minConnections} (the server counts the connections it accepted).
+     */
+    static void twoJvms(Path dir, Class<?> app, Duration timeout, int minConnections) throws Exception {
+        String expected;
+        try (ForkedJvm server = ForkedJvm.start(dir, "plain-server", false, app, "server");
+                ForkedJvm client = startClient(dir, "plain-client", false, app, server, timeout)) {
+            expected = client.awaitResult(timeout);
+            stop(server, timeout);
+        }
+        skipUnlessAgentWanted();
+        try (ForkedJvm server = ForkedJvm.start(dir, "sovia-server", true, app, "server");
+                ForkedJvm client = startClient(dir, "sovia-client", true, app, server, timeout)) {
+            assertEquals(expected, client.awaitResult(timeout),
+                    () -> "RESULT changed under Sovia\n" + client.report());
+            stop(server, timeout);
+            assertCarried(client, minConnections);
+            assertCarried(server, minConnections);
+        }
+    }
+
+    private static ForkedJvm startClient(Path dir, String name, boolean agent, Class<?> app, ForkedJvm server,
+            Duration timeout) throws Exception {
+        return ForkedJvm.start(dir, name, agent, app, "client", String.valueOf(server.awaitPort(timeout)));
+    }
+
+    /** A server role stops when its standard input ends, and must then exit cleanly. */
+    private static void stop(ForkedJvm server, Duration timeout) throws Exception {
+        server.closeStdin();
+        server.awaitSuccess(timeout);
+    }
+
+    private static void skipUnlessAgentWanted() {
+        Assumptions.assumeFalse(PLAIN_ONLY,
+                "sovia.examples.plainOnly: the plain half passed, the Sovia half is skipped");
+    }
+
+    /** The agent wrote its statistics at exit, and they count at least {@code min} carried connections. */
+    private static void assertCarried(ForkedJvm jvm, int min) throws Exception {
+        assertTrue(Files.isRegularFile(jvm.stats()),
+                () -> "no statistics file " + jvm.stats() + "\n" + jvm.report());
+        SoviaStats stats = SoviaStats.read(jvm.stats());
+        System.out.println(jvm.stats().getFileName() + ": connections " + stats.connections()
+                + ", fallbacks " + stats.fallbacks());
+        assertTrue(stats.carried() >= min, () -> "Sovia carried " + stats.carried()
+                + " connections, expected at least " + min + "; statistics: " + stats.json() + "\n" + jvm.report());
+    }
+}

@@ -1,0 +1,206 @@
+package io.sovia.examples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.MatchResult;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * One demo app in a JVM of its own, started the way a user would start it: plain, or with the Sovia
+ * agent attached. Its stdout and stderr go to files, so the child can never block on a full pipe and
+ * both can be shown when something fails; a JVM that overstays its time is killed with its children.
+ */
+final class ForkedJvm implements AutoCloseable {
+
+    /** The examples module: surefire runs the tests there and also says so in {@code basedir}. */
+    private static final Path MODULE_DIR =
+            Path.of(System.getProperty("basedir", System.getProperty("user.dir"))).toAbsolutePath();
+    private static final Path AGENT_JAR = MODULE_DIR.resolve("../agent/target/sovia.jar").normalize();
+    private static final Path AGENT_TARGET = AGENT_JAR.getParent();
+    private static final Pattern PORT_LINE = Pattern.compile("(?m)^PORT (\\d+)$");
+    private static final Pattern RESULT_LINE = Pattern.compile("(?m)^RESULT .*$");
+
+    private final String name;
+    private final List<String> command;
+    private final Process process;
+    private final Path stdout;
+    private final Path stderr;
+    private final Path stats;
+    private final long startNanos = System.nanoTime();
+
+    private ForkedJvm(String name, List<String> command, Process process, Path stdout, Path stderr, Path stats) {
+        this.name = name;
+        this.command = command;
+        this.process = process;
+        this.stdout = stdout;
+        this.stderr = stderr;
+        this.stats = stats;
+    }
+
+    /**
+     * Starts {@code app} with {@code args}; its files are {@code dir/name.out}, {@code .err} and, with
+     * the agent, {@code .stats.json}.
+     */
+    static ForkedJvm start(Path dir, String name, boolean withAgent, Class<?> app, String... args)
+            throws IOException {
+        Path stats = withAgent ? dir.resolve(name + ".stats.json") : null;
+        List<String> flags = withAgent ? agentFlags("", "-Dsovia.stats=" + stats) : List.of();
+        return start(dir, name, flags, stats, app, args);
+    }
+
+    /**
+     * The flags that attach the agent with {@code agentArguments} (empty for none) plus {@code extra}.
+     */
+    static List<String> agentFlags(String agentArguments, String... extra) {
+        if (!Files.isRegularFile(AGENT_JAR)) {
+            fail("The Sovia agent is not built: " + AGENT_JAR + " is missing (mvn -pl agent -am package)."
+                    + " -Dsovia.examples.plainOnly=true runs only the halves without the agent.");
+        }
+        List<String> flags = new ArrayList<>();
+        flags.add("-javaagent:" + AGENT_JAR + (agentArguments.isEmpty() ? "" : "=" + agentArguments));
+        flags.addAll(Arrays.asList(extra));
+        return flags;
+    }
+
+    /** Starts {@code app} with the given JVM flags; {@code stats} is where they make the agent write. */
+    static ForkedJvm start(Path dir, String name, List<String> jvmFlags, Path stats, Class<?> app, String... args)
+            throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-cp");
+        command.add(appClasspath());
+        // Both only silence warnings of JDK 22+/24+ about native access and sun.misc.Unsafe, which the
+        // agent's libraries (and Netty) use; given to the plain run too so the runs differ by the agent alone.
+        int feature = Runtime.version().feature();
+        if (feature >= 22) {
+            command.add("--enable-native-access=ALL-UNNAMED");
+        }
+        if (feature >= 24) {
+            command.add("--sun-misc-unsafe-memory-access=allow");
+        }
+        command.addAll(jvmFlags);
+        command.add(app.getName());
+        command.addAll(Arrays.asList(args));
+        Path out = dir.resolve(name + ".out");
+        Path err = dir.resolve(name + ".err");
+        Process process = new ProcessBuilder(command)
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile())
+                .start();
+        return new ForkedJvm(app.getSimpleName() + " " + name, command, process, out, err, stats);
+    }
+
+    /**
+     * This test JVM's classpath without the agent: the agent module is a dependency only to order
+     * the reactor, and the app must see Sovia only through {@code -javaagent}.
+     */
+    private static String appClasspath() {
+        return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(entry -> !isAgent(Path.of(entry).toAbsolutePath().normalize()))
+                .collect(Collectors.joining(File.pathSeparator));
+    }
+
+    private static boolean isAgent(Path entry) {
+        String file = entry.getFileName() == null ? "" : entry.getFileName().toString();
+        return entry.equals(AGENT_JAR) || entry.startsWith(AGENT_TARGET) || file.startsWith("sovia-agent");
+    }
+
+    /** The agent's statistics file, or null for a plain JVM. */
+    Path stats() {
+        return stats;
+    }
+
+    /** Waits for the {@code PORT n} line of a server role. */
+    int awaitPort(Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            Matcher port = PORT_LINE.matcher(Files.readString(stdout));
+            if (port.find()) {
+                return Integer.parseInt(port.group(1));
+            }
+            if (!process.isAlive()) {
+                fail(name + " ended before announcing its port\n" + report());
+            }
+            Thread.sleep(50);
+        }
+        kill();
+        return fail(name + " announced no port within " + timeout + "\n" + report());
+    }
+
+    /** Closing a server role's standard input tells it to stop. */
+    void closeStdin() throws IOException {
+        process.getOutputStream().close();
+    }
+
+    /** Waits for the end, which must be exit status 0 within {@code timeout}; returns stdout. */
+    String awaitSuccess(Duration timeout) throws Exception {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            kill();
+            fail(name + " did not finish within " + timeout + "; killed it\n" + report());
+        }
+        assertEquals(0, process.exitValue(), () -> name + " failed\n" + report());
+        System.out.printf("%s: %.1f s%n", name, (System.nanoTime() - startNanos) / 1e9);
+        return Files.readString(stdout);
+    }
+
+    /** Everything the JVM printed on stderr so far. */
+    String stderr() throws IOException {
+        return Files.readString(stderr);
+    }
+
+    /** Waits for a successful end and returns the one {@code RESULT} line the app printed. */
+    String awaitResult(Duration timeout) throws Exception {
+        List<String> results = RESULT_LINE.matcher(awaitSuccess(timeout)).results()
+                .map(MatchResult::group).toList();
+        if (results.size() != 1) {
+            fail(name + " printed " + results.size() + " RESULT lines, not 1\n" + report());
+        }
+        return results.get(0);
+    }
+
+    /** The command line and everything the JVM printed, for failure messages. */
+    String report() {
+        return "--- " + name + ": " + String.join(" ", command)
+                + (process.isAlive() ? "" : "\n--- exit status " + process.exitValue())
+                + "\n--- stdout:\n" + readQuietly(stdout)
+                + "--- stderr:\n" + readQuietly(stderr);
+    }
+
+    private static String readQuietly(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            return "(unreadable: " + e + ")\n";
+        }
+    }
+
+    private void kill() {
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // keep the interrupt, e.g. from the test's @Timeout
+        }
+    }
+
+    /** Kills the JVM if it is still running, e.g. when the test failed or timed out first. */
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            kill();
+        }
+    }
+}
