@@ -1,5 +1,6 @@
 package io.sovia.agent;
 
+import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.config.SoviaLog;
 import io.sovia.spi.net.SoviaSocketImplFactory;
 import net.bytebuddy.agent.builder.AgentBuilder;
@@ -26,10 +27,25 @@ final class SocketImplInstaller {
     private SocketImplInstaller() {
     }
 
-    /** Returns a description of what was installed. */
-    static String install(Instrumentation inst) throws Throwable {
-        SoviaSocketImplFactory.check();
-        SoviaSocketImplFactory factory = new SoviaSocketImplFactory();
+    /** Installs what {@code mode} ({@code sovia.javanet}) asks for; returns a description of it. */
+    static String install(Instrumentation inst, String mode) throws Throwable {
+        switch (mode) {
+            case "off":
+                return "nothing: " + SoviaConfig.JAVANET + "=off";
+            case "factory":
+                SoviaSocketImplFactory.check();
+                installFactories(new SoviaSocketImplFactory());
+                return "SocketImpl factories";
+            case "advice":
+                SoviaSocketImplFactory.check();
+                return installAdviceOrFactories(inst, new SoviaSocketImplFactory());
+            default:
+                throw new IllegalArgumentException(SoviaConfig.JAVANET + "=" + mode + " is not advice, factory or off");
+        }
+    }
+
+    private static String installAdviceOrFactories(Instrumentation inst, SoviaSocketImplFactory factory)
+            throws Throwable {
         Field hook = null;
         try {
             hook = HookHolder.define();

@@ -87,7 +87,7 @@ public final class SoviaAgent {
 
     private static void installSocketImpl(Instrumentation inst) {
         try {
-            SoviaLog.info("java.net routed through " + SocketImplInstaller.install(inst));
+            SoviaLog.info("java.net routed through " + SocketImplInstaller.install(inst, SoviaConfig.javaNet()));
         } catch (Throwable t) {
             SoviaLog.warn("java.net sockets stay on the plain JDK", t);
         }

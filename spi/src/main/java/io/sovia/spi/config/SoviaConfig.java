@@ -18,6 +18,10 @@ import java.util.Locale;
  *       {@code off}, {@code warn}, {@code info} or {@code debug} (one line per fallback reason)</td></tr>
  *   <tr><td>{@code sovia.enabled}</td><td>{@code true}</td><td>{@code false} makes the agent leave the JVM
  *       entirely on the plain JDK</td></tr>
+ *   <tr><td>{@code sovia.javanet}</td><td>{@code advice}</td><td>how {@code java.net.Socket}/{@code ServerSocket}
+ *       reach Sovia: {@code advice} (instrument {@code SocketImpl.createPlatformSocketImpl}; falls back to
+ *       {@code factory} if that fails), {@code factory} ({@code Socket.setSocketImplFactory}, after which the app
+ *       cannot set its own) or {@code off} (java.net stays on the plain JDK)</td></tr>
  * </table>
  */
 public final class SoviaConfig {
@@ -31,7 +35,11 @@ public final class SoviaConfig {
     /** Master switch read by the agent. */
     public static final String ENABLED = PREFIX + "enabled";
 
+    /** How java.net sockets are routed: advice, factory or off. */
+    public static final String JAVANET = PREFIX + "javanet";
+
     static final String LOG_DEFAULT = "warn";
+    static final String JAVANET_DEFAULT = "advice";
 
     private SoviaConfig() {
     }
@@ -45,6 +53,11 @@ public final class SoviaConfig {
     /** Whether Sovia should install itself at all. */
     public static boolean enabled() {
         return !"false".equalsIgnoreCase(System.getProperty(ENABLED, "true").trim());
+    }
+
+    /** The configured java.net routing, lower case; see {@link #JAVANET}. */
+    public static String javaNet() {
+        return System.getProperty(JAVANET, JAVANET_DEFAULT).trim().toLowerCase(Locale.ROOT);
     }
 
     /** The configured log level, lower case. */
