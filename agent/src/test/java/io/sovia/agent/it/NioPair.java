@@ -19,8 +19,11 @@ public record NioPair(ServerSocketChannel server, SocketChannel client, SocketCh
         ServerSocketChannel server = transport.openServerChannel();
         SocketChannel client = null;
         try {
+            long before = transport.carried();
             client = SocketChannel.open(server.getLocalAddress());
-            return new NioPair(server, client, server.accept());
+            NioPair pair = new NioPair(server, client, server.accept());
+            transport.assertCarried(before, "NIO pair");
+            return pair;
         } catch (IOException | RuntimeException e) {
             Io.closeAll(e, client, server);
             throw e;

@@ -18,8 +18,11 @@ public record SocketPair(ServerSocket server, Socket client, Socket accepted) im
         ServerSocket server = transport.openServerSocket();
         Socket client = new Socket();
         try {
+            long before = transport.carried();
             client.connect(server.getLocalSocketAddress());
-            return new SocketPair(server, client, server.accept());
+            SocketPair pair = new SocketPair(server, client, server.accept());
+            transport.assertCarried(before, "java.net pair");
+            return pair;
         } catch (IOException | RuntimeException e) {
             Io.closeAll(e, client, server);
             throw e;

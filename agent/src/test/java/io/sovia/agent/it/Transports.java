@@ -10,13 +10,15 @@ public final class Transports {
 
     /** Plain TCP over the IPv4 loopback. */
     public static final Transport TCP = new Transport.Bound("tcp", new InetSocketAddress(loopback(), 0));
+    /** Client and server in this JVM: the engine over memory (servers bind the IPv4 loopback). */
+    public static final Transport JVM = new Transport.Bound("jvm", new InetSocketAddress(loopback(), 0));
 
     private Transports() {
     }
 
     /** Source of the {@link TransportTest} parameters. */
     public static Stream<Transport> all() {
-        return Stream.of(TCP);
+        return Boolean.getBoolean("sovia.it.plain") ? Stream.of(TCP) : Stream.of(TCP, JVM);
     }
 
     private static InetAddress loopback() {

@@ -26,10 +26,23 @@ public interface SocketBackend {
     Path path();
 
     /**
-     * The JDK channel a selector registers to learn about readiness. Sovia's selector sleeps in one
-     * JDK selector holding every such channel.
+     * The JDK channel a selector registers to learn about readiness, or null when readiness is known
+     * at user level ({@link #readyOps(int)}). Sovia's selector sleeps in one JDK selector holding every
+     * such channel.
      */
     SelectableChannel pollChannel();
+
+    /** For a backend without a poll channel: which of {@code interestOps} are ready now. */
+    default int readyOps(int interestOps) {
+        return 0;
+    }
+
+    /**
+     * For a backend without a poll channel: registers ({@code true}) or removes a selector to be woken
+     * when readiness may have changed.
+     */
+    default void armSelector(java.nio.channels.Selector selector, boolean arm) {
+    }
 
     /** Changes between blocking and non-blocking operation. */
     void configureBlocking(boolean block) throws IOException;

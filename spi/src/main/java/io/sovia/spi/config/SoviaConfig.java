@@ -22,6 +22,25 @@ import java.util.Locale;
  *       reach Sovia: {@code advice} (instrument {@code SocketImpl.createPlatformSocketImpl}; falls back to
  *       {@code factory} if that fails), {@code factory} ({@code Socket.setSocketImplFactory}, after which the app
  *       cannot set its own) or {@code off} (java.net stays on the plain JDK)</td></tr>
+ *   <tr><td>{@code sovia.paths}</td><td>{@code jvm,tcp}</td><td>the paths connects may take, read at each
+ *       connect; {@code tcp} alone turns acceleration off for new connections</td></tr>
+ *   <tr><td>{@code sovia.spin.micros}</td><td>{@code 50}</td><td>how long a blocked call or a selector spins
+ *       (yielding) before it sleeps; 0 on a one-CPU machine. A wake-up across cores costs ~60 us on this
+ *       VM, so 50 us of spinning covers a request/response turn without paying it.</td></tr>
+ *   <tr><td>{@code sovia.rcvbuf}</td><td>{@code 262144}</td><td>bytes a session buffers for reading: the
+ *       window it advertises (a TCP-like socket buffer; SOVIA's w=32 frames of 8 KB)</td></tr>
+ *   <tr><td>{@code sovia.sndbuf}</td><td>{@code 131072}</td><td>bytes a session accepts beyond the window</td></tr>
+ *   <tr><td>{@code sovia.ack.frames}</td><td>{@code 16}</td><td>t: ACK after this many frames (SOVIA)</td></tr>
+ *   <tr><td>{@code sovia.ack.delay.micros}</td><td>{@code 1000}</td><td>else ACK after this long; reads that
+ *       free half the buffer ACK at once, so this only matters for lost frames and idle peers</td></tr>
+ *   <tr><td>{@code sovia.nagle.micros}</td><td>{@code 200}</td><td>a combined small write waits at most this
+ *       long (SOVIA used 100 ms; a read or close flushes it at once anyway)</td></tr>
+ *   <tr><td>{@code sovia.nagle.small}</td><td>{@code 2048}</td><td>writes below this size are combined (SOVIA)</td></tr>
+ *   <tr><td>{@code sovia.window.frames}</td><td>{@code 256}</td><td>w on unreliable links: frames in flight</td></tr>
+ *   <tr><td>{@code sovia.rto.min.micros}, {@code .max.micros}, {@code .initial.micros}</td>
+ *       <td>{@code 1000}, {@code 500000}, {@code 20000}</td><td>retransmission timeout clamps (ESP)</td></tr>
+ *   <tr><td>{@code sovia.retransmits}</td><td>{@code 12}</td><td>rounds without progress before a peer is dead</td></tr>
+ *   <tr><td>{@code sovia.jvm.ring}</td><td>{@code 524288}</td><td>bytes per direction of a same-JVM link ring</td></tr>
  * </table>
  */
 public final class SoviaConfig {
@@ -37,6 +56,13 @@ public final class SoviaConfig {
 
     /** How java.net sockets are routed: advice, factory or off. */
     public static final String JAVANET = PREFIX + "javanet";
+
+    /** Paths connects may take. */
+    public static final String PATHS = PREFIX + "paths";
+    /** Spin budget before sleeping. */
+    public static final String SPIN_MICROS = PREFIX + "spin.micros";
+    /** Bytes per direction of a same-JVM ring. */
+    public static final String JVM_RING = PREFIX + "jvm.ring";
 
     static final String LOG_DEFAULT = "warn";
     static final String JAVANET_DEFAULT = "advice";
@@ -58,6 +84,46 @@ public final class SoviaConfig {
     /** The configured java.net routing, lower case; see {@link #JAVANET}. */
     public static String javaNet() {
         return System.getProperty(JAVANET, JAVANET_DEFAULT).trim().toLowerCase(Locale.ROOT);
+    }
+
+    /** Whether connects may take {@code path} ({@code jvm}, {@code shm}, {@code eth}); read at each connect. */
+    public static boolean pathAllowed(String path) {
+        String paths = System.getProperty(PATHS, "jvm,tcp");
+        for (String p : paths.split(",")) {
+            if (p.trim().equalsIgnoreCase(path)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Spin budget in nanoseconds; none on a single CPU, where spinning only delays the peer. */
+    public static long spinNanos() {
+        if (Runtime.getRuntime().availableProcessors() < 2) {
+            return 0;
+        }
+        return Long.getLong(SPIN_MICROS, 50) * 1000;
+    }
+
+    /** Ring bytes per direction of a same-JVM link. */
+    public static int jvmRingCapacity() {
+        return Integer.getInteger(JVM_RING, 512 * 1024);
+    }
+
+    /** The engine parameters, from {@code sovia.*} properties. */
+    public static io.sovia.spi.engine.SessionConfig session() {
+        return new io.sovia.spi.engine.SessionConfig(
+                Integer.getInteger(PREFIX + "rcvbuf", 256 * 1024),
+                Integer.getInteger(PREFIX + "sndbuf", 128 * 1024),
+                Integer.getInteger(PREFIX + "ack.frames", 16),
+                Long.getLong(PREFIX + "ack.delay.micros", 1000) * 1000,
+                Long.getLong(PREFIX + "nagle.micros", 200) * 1000,
+                Integer.getInteger(PREFIX + "nagle.small", 2048),
+                Integer.getInteger(PREFIX + "window.frames", 256),
+                Long.getLong(PREFIX + "rto.min.micros", 1000) * 1000,
+                Long.getLong(PREFIX + "rto.max.micros", 500_000) * 1000,
+                Long.getLong(PREFIX + "rto.initial.micros", 20_000) * 1000,
+                Integer.getInteger(PREFIX + "retransmits", 12));
     }
 
     /** The configured log level, lower case. */

@@ -273,6 +273,22 @@ final class NioImpl {
         }
     }
 
+    /** The option values of {@code impl}, for a session taking over its connection. */
+    static java.util.Map<SocketOption<?>, Object> options(SocketImpl impl) {
+        java.util.Map<SocketOption<?>, Object> values = new java.util.HashMap<>();
+        for (SocketOption<?> option : supportedOptions(impl)) {
+            try {
+                Object value = getOption(impl, option);
+                if (value != null) {
+                    values.put(option, value);
+                }
+            } catch (IOException | UnsupportedOperationException e) {
+                // an option this socket cannot report is one the session need not keep
+            }
+        }
+        return values;
+    }
+
     private static IOException rethrow(Throwable t) {
         if (t instanceof IOException) {
             return (IOException) t;

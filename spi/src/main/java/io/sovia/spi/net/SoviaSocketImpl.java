@@ -1,5 +1,9 @@
 package io.sovia.spi.net;
 
+import io.sovia.spi.backend.SessionBackend;
+import io.sovia.spi.jvm.JvmConnect;
+import io.sovia.spi.jvm.JvmRendezvous;
+import io.sovia.spi.link.JvmLinks;
 import io.sovia.spi.route.Path;
 import io.sovia.spi.route.Route;
 import io.sovia.spi.route.Router;
@@ -15,19 +19,28 @@ import java.net.SocketAddress;
 import java.net.SocketException;
 import java.net.SocketImpl;
 import java.net.SocketOption;
+import java.net.SocketOptions;
 import java.util.Set;
 
 /**
  * The {@code SocketImpl} behind {@code java.net.Socket} and {@code ServerSocket} under the agent.
  *
- * <p>It routes each connect and counts the connection. On the TCP path it delegates every call to the
- * JDK's own {@code NioSocketImpl}, so java.net behaviour (reads not interruptible on platform threads,
- * {@code SO_TIMEOUT}, exception types and messages, SOCKS through the JDK's delegating impls) is exactly
- * the JDK's. It implements {@link PlatformSocketImpl} because {@code ServerSocket} only accepts into
- * platform impls.
+ * <p>Every socket starts as the JDK's own {@code NioSocketImpl}, to which all calls are delegated, so
+ * java.net behaviour (reads not interruptible on platform threads, {@code SO_TIMEOUT}, messages, SOCKS
+ * through the JDK's delegating impls) is the JDK's. A connection the Router sends down the jvm path
+ * still makes its loopback TCP setup through that impl, then moves onto a session: from then on the
+ * streams, options and close go to the {@link SessionBackend}. It implements
+ * {@link PlatformSocketImpl} because {@code ServerSocket} only accepts into platform impls.
+ *
+ * <p>Threading: {@link #session} is set once, by the connecting or accepting thread, before the
+ * {@code Socket} hands the impl to anyone else.
  */
 public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketImpl {
     private final SocketImpl delegate;
+    private volatile SessionBackend session;
+    private volatile int timeout;
+    /** A listener's address, recorded for same-JVM connects. */
+    private volatile InetSocketAddress listening;
 
     SoviaSocketImpl(boolean server) {
         this.delegate = NioImpl.newImpl(server);
@@ -52,12 +65,36 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
     @Override
     protected void connect(SocketAddress remote, int timeout) throws IOException {
         Route route = Router.route(remote);
-        NioImpl.connect(delegate, remote, timeout);
+        JvmConnect upgrade = null;
+        if (route.path() == Path.JVM) {
+            if (localport <= 0) {
+                NioImpl.bind(delegate, JvmRendezvous.sourceFor((InetSocketAddress) remote), 0);
+                syncFields();
+            }
+            upgrade = JvmConnect.offer(localAddress(), (InetSocketAddress) remote);
+        }
+        try {
+            NioImpl.connect(delegate, remote, timeout);
+        } catch (IOException | RuntimeException e) {
+            if (upgrade != null) {
+                upgrade.cancel();
+            }
+            throw e;
+        }
         syncFields();
+        if (upgrade != null) {
+            session = upgrade.complete(new InetSocketAddress(address, port), () -> NioImpl.close(delegate),
+                    NioImpl.options(delegate), false);
+            session.configureBlocking(true);
+        }
         SoviaStats.connection(route.path());
         if (route.reason() != null) {
             SoviaStats.fallback(route.reason());
         }
+    }
+
+    private InetSocketAddress localAddress() throws SocketException {
+        return new InetSocketAddress((InetAddress) NioImpl.getOption(delegate, SocketOptions.SO_BINDADDR), localport);
     }
 
     @Override
@@ -69,19 +106,28 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
     @Override
     protected void listen(int backlog) throws IOException {
         NioImpl.listen(delegate, backlog);
+        listening = localAddress();
+        JvmRendezvous.listening(listening);
     }
 
     @Override
     protected void accept(SocketImpl target) throws IOException {
-        if (target instanceof SoviaSocketImpl) {
-            SoviaSocketImpl accepted = (SoviaSocketImpl) target;
-            NioImpl.accept(delegate, accepted.delegate);
-            accepted.syncFields();
-        } else {
+        if (!(target instanceof SoviaSocketImpl)) {
             // the target came from the JDK directly (our factory declined to make it): accept into it as is
             NioImpl.accept(delegate, target);
+            SoviaStats.connection(Path.TCP);
+            return;
         }
-        SoviaStats.connection(Path.TCP);
+        SoviaSocketImpl accepted = (SoviaSocketImpl) target;
+        NioImpl.accept(delegate, accepted.delegate);
+        accepted.syncFields();
+        JvmLinks links = JvmRendezvous.claim(new InetSocketAddress(accepted.address, accepted.port));
+        if (links != null) {
+            accepted.session = JvmConnect.accept(links, accepted.localAddress(),
+                    new InetSocketAddress(accepted.address, accepted.port), NioImpl.options(accepted.delegate), false);
+            NioImpl.close(accepted.delegate);
+        }
+        SoviaStats.connection(accepted.session == null ? Path.TCP : Path.JVM);
     }
 
     /** SocketImpl's protected fields are read by Socket and by subclasses; keep them as the delegate's. */
@@ -94,72 +140,151 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
 
     @Override
     protected InputStream getInputStream() throws IOException {
+        SessionBackend s = session;
+        if (s != null) {
+            return new CountingInputStream(SessionStreams.input(s, () -> timeout), s.path());
+        }
         return new CountingInputStream(NioImpl.inputStream(delegate), Path.TCP);
     }
 
     @Override
     protected OutputStream getOutputStream() throws IOException {
+        SessionBackend s = session;
+        if (s != null) {
+            return new CountingOutputStream(SessionStreams.output(s), s.path());
+        }
         return new CountingOutputStream(NioImpl.outputStream(delegate), Path.TCP);
     }
 
     @Override
     protected int available() throws IOException {
-        return NioImpl.available(delegate);
+        SessionBackend s = session;
+        return s != null ? s.available() : NioImpl.available(delegate);
     }
 
     @Override
     protected void close() throws IOException {
-        NioImpl.close(delegate);
+        SessionBackend s = session;
+        if (s != null) {
+            s.close();
+        } else {
+            NioImpl.close(delegate);
+        }
+        InetSocketAddress l = listening;
+        if (l != null) {
+            listening = null;
+            JvmRendezvous.closed(l);
+        }
     }
 
     @Override
     protected void shutdownInput() throws IOException {
-        NioImpl.shutdownInput(delegate);
+        SessionBackend s = session;
+        if (s != null) {
+            s.shutdownInput();
+        } else {
+            NioImpl.shutdownInput(delegate);
+        }
     }
 
     @Override
     protected void shutdownOutput() throws IOException {
-        NioImpl.shutdownOutput(delegate);
+        SessionBackend s = session;
+        if (s != null) {
+            s.shutdownOutput();
+        } else {
+            NioImpl.shutdownOutput(delegate);
+        }
     }
 
     @Override
     protected boolean supportsUrgentData() {
-        return true;
+        return session == null;
     }
 
     @Override
     protected void sendUrgentData(int data) throws IOException {
-        NioImpl.sendUrgentData(delegate, data);
+        SessionBackend s = session;
+        if (s != null) {
+            s.sendUrgentData(data);
+        } else {
+            NioImpl.sendUrgentData(delegate, data);
+        }
     }
 
     @Override
     public void setOption(int optID, Object value) throws SocketException {
-        NioImpl.setOption(delegate, optID, value);
+        if (optID == SocketOptions.SO_TIMEOUT) {
+            timeout = value instanceof Integer ? (Integer) value : 0;
+        }
+        SessionBackend s = session;
+        SocketOption<?> option = SocketOptionIds.option(optID);
+        if (s == null || option == null) {
+            if (s == null) {
+                NioImpl.setOption(delegate, optID, value);
+            }
+            return;
+        }
+        try {
+            setSessionOption(s, option, SocketOptionIds.toOption(optID, value));
+        } catch (IOException | RuntimeException e) {
+            throw new SocketException(e.getMessage());
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> void setSessionOption(SessionBackend s, SocketOption<T> option, Object value) throws IOException {
+        s.setOption(option, (T) value);
     }
 
     @Override
     public Object getOption(int optID) throws SocketException {
-        return NioImpl.getOption(delegate, optID);
+        SessionBackend s = session;
+        if (s == null) {
+            return NioImpl.getOption(delegate, optID);
+        }
+        if (optID == SocketOptions.SO_TIMEOUT) {
+            return timeout;
+        }
+        if (optID == SocketOptions.SO_BINDADDR) {
+            return ((InetSocketAddress) s.localAddress()).getAddress();
+        }
+        if (optID == SocketOptions.SO_OOBINLINE) {
+            return s.oobInline();
+        }
+        SocketOption<?> option = SocketOptionIds.option(optID);
+        if (option == null) {
+            throw new SocketException("Option " + optID + " not supported");
+        }
+        return SocketOptionIds.fromOption(optID, s.getOption(option));
     }
 
     @Override
     protected <T> void setOption(SocketOption<T> name, T value) throws IOException {
-        NioImpl.setOption(delegate, name, value);
+        SessionBackend s = session;
+        if (s != null) {
+            s.setOption(name, value);
+        } else {
+            NioImpl.setOption(delegate, name, value);
+        }
     }
 
     @Override
     @SuppressWarnings("unchecked")
     protected <T> T getOption(SocketOption<T> name) throws IOException {
-        return (T) NioImpl.getOption(delegate, name);
+        SessionBackend s = session;
+        return s != null ? s.getOption(name) : (T) NioImpl.getOption(delegate, name);
     }
 
     @Override
     protected Set<SocketOption<?>> supportedOptions() {
-        return NioImpl.supportedOptions(delegate);
+        SessionBackend s = session;
+        return s != null ? s.supportedOptions() : NioImpl.supportedOptions(delegate);
     }
 
     @Override
     public String toString() {
-        return "SoviaSocketImpl[" + delegate + ']';
+        SessionBackend s = session;
+        return "SoviaSocketImpl[" + (s != null ? s : delegate) + ']';
     }
 }

@@ -23,6 +23,15 @@ final class ChannelKeys {
         keys.remove(key);
     }
 
+    /** The channel's poll source changed (it moved onto a session): each selector re-examines its key. */
+    void backendChanged() {
+        for (SoviaSelectionKey key : keys) {
+            if (key.isValid()) {
+                key.reapply();
+            }
+        }
+    }
+
     /**
      * Cancels the inner JDK keys of every cancelled Sovia key, so the inner channel may go blocking.
      * Called with the channel's blocking lock held, which the selector also holds while registering.

@@ -23,4 +23,14 @@ final class PassThrough implements Pollable {
     public ChannelKeys selectorKeys() {
         return keys;
     }
+
+    @Override
+    public int readyOps(int interestOps) {
+        return 0;
+    }
+
+    @Override
+    public void armSelector(java.nio.channels.Selector selector, boolean arm) {
+        // readiness comes from the kernel
+    }
 }

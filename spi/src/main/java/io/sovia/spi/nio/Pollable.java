@@ -12,4 +12,10 @@ interface Pollable {
 
     /** The Sovia keys registered for this channel, across selectors. */
     ChannelKeys selectorKeys();
+
+    /** When {@link #pollChannel()} is null: which of {@code interestOps} are ready now. */
+    int readyOps(int interestOps);
+
+    /** When {@link #pollChannel()} is null: registers or removes a selector to wake on readiness changes. */
+    void armSelector(java.nio.channels.Selector selector, boolean arm);
 }

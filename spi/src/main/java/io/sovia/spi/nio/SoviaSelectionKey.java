@@ -85,6 +85,12 @@ final class SoviaSelectionKey extends AbstractSelectionKey {
         innerKey = key;
     }
 
+    /** The channel's poll source changed: the selector must look at this key again, now. */
+    void reapply() {
+        selector.queueUpdate(this);
+        selector.wakeup();
+    }
+
     boolean markQueued() {
         if (updateQueued) {
             return false;

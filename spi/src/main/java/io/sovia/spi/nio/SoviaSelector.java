@@ -1,5 +1,9 @@
 package io.sovia.spi.nio;
 
+import io.sovia.spi.config.SoviaConfig;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+
 import java.io.IOException;
 import java.nio.channels.CancelledKeyException;
 import java.nio.channels.ClosedChannelException;
@@ -42,6 +46,9 @@ final class SoviaSelector extends AbstractSelector {
     private final Set<SelectionKey> selectedKeys = new HashSet<>();
     private final Set<SelectionKey> publicSelectedKeys = new UngrowableSet<>(selectedKeys);
     private final Queue<SoviaSelectionKey> updates = new ConcurrentLinkedQueue<>();
+    /** Keys whose readiness is known at user level (no kernel channel); selecting thread only. */
+    private final Set<SoviaSelectionKey> userKeys = new HashSet<>();
+    private final long spinNanos = SoviaConfig.spinNanos();
 
     /**
      * Set by {@link #wakeup()}, cleared when a selection ends. Needed because flushing the inner
@@ -125,11 +132,27 @@ final class SoviaSelector extends AbstractSelector {
         }
     }
 
+    /**
+     * One selection. With user-level keys: scan them; if none is ready, spin (scanning, and polling the
+     * kernel too) for the spin budget; then arm their doorbells, scan once more, and sleep in the inner
+     * selector, which a doorbell wakes through {@link #wakeup()}.
+     */
     private int doSelect(long timeout) throws IOException {
         updatedKeys = 0;
         processDeregistrations();
         boolean flushed = processUpdates();
         boolean poll = timeout < 0 || (flushed && wakeupPending);
+        boolean armed = false;
+        if (!userKeys.isEmpty()) {
+            scanUserKeys();
+            poll |= updatedKeys > 0 || spinForReadiness(timeout < 0);
+            if (!poll) {
+                armUserKeys(true);
+                armed = true;
+                scanUserKeys();
+                poll = updatedKeys > 0;
+            }
+        }
         begin();
         try {
             if (poll) {
@@ -139,10 +162,55 @@ final class SoviaSelector extends AbstractSelector {
             }
         } finally {
             end();
+            if (armed) {
+                armUserKeys(false);
+                scanUserKeys();
+            }
         }
         processDeregistrations();
         wakeupPending = false;
         return updatedKeys;
+    }
+
+    /** Spins for the budget until a key is ready, a wakeup or an interrupt; returns whether to stop waiting. */
+    private boolean spinForReadiness(boolean pollOnly) throws IOException {
+        if (pollOnly || spinNanos == 0) {
+            return pollOnly;
+        }
+        long end = System.nanoTime() + spinNanos;
+        IdleStrategy idle = new BackoffIdleStrategy(32, 1_000_000, 1, 1);
+        boolean kernelKeys = userKeys.size() < keys.size();
+        while (System.nanoTime() - end < 0) {
+            if (wakeupPending || Thread.currentThread().isInterrupted()) {
+                return true;
+            }
+            if (kernelKeys) {
+                inner.selectNow(this::onInnerReady);
+            }
+            scanUserKeys();
+            if (updatedKeys > 0) {
+                return true;
+            }
+            idle.idle();
+        }
+        return false;
+    }
+
+    private void scanUserKeys() {
+        for (SoviaSelectionKey key : userKeys) {
+            if (key.isValid()) {
+                int interest = key.rawInterestOps();
+                if (interest != 0) {
+                    markReady(key, key.pollable().readyOps(interest));
+                }
+            }
+        }
+    }
+
+    private void armUserKeys(boolean arm) {
+        for (SoviaSelectionKey key : userKeys) {
+            key.pollable().armSelector(this, arm);
+        }
     }
 
     private void onInnerReady(SelectionKey innerKey) {
@@ -150,7 +218,11 @@ final class SoviaSelector extends AbstractSelector {
         if (key == null || !key.isValid()) {
             return;
         }
-        int ready = innerKey.readyOps() & key.rawInterestOps();
+        markReady(key, innerKey.readyOps() & key.rawInterestOps());
+    }
+
+    /** Adds {@code ready} to the key's ready set, as the JDK does: a key already selected accumulates. */
+    private void markReady(SoviaSelectionKey key, int ready) {
         if (ready == 0) {
             return;
         }
@@ -182,6 +254,7 @@ final class SoviaSelector extends AbstractSelector {
                 }
                 keys.remove(key);
                 selectedKeys.remove(key);
+                userKeys.remove(key);
                 key.pollable().selectorKeys().remove(key);
                 deregister(key);
             }
@@ -209,6 +282,15 @@ final class SoviaSelector extends AbstractSelector {
             }
             SelectableChannel target = key.pollable().pollChannel();
             SelectionKey innerKey = key.innerKey();
+            if (target == null) {
+                if (innerKey != null) {
+                    innerKey.cancel();
+                    key.innerKey(null);
+                }
+                userKeys.add(key);
+                return false;
+            }
+            userKeys.remove(key);
             if (innerKey != null && innerKey.isValid() && innerKey.channel() == target) {
                 innerKey.interestOps(key.rawInterestOps());
                 return false;

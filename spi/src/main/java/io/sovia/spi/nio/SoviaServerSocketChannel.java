@@ -2,9 +2,12 @@ package io.sovia.spi.nio;
 
 import io.sovia.spi.backend.ServerBackend;
 import io.sovia.spi.backend.SocketBackend;
+import io.sovia.spi.jvm.JvmConnect;
+import io.sovia.spi.jvm.JvmRendezvous;
 import io.sovia.spi.stats.SoviaStats;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.SocketAddress;
 import java.net.SocketOption;
@@ -27,6 +30,8 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
     private final ServerBackend backend;
     private final ChannelKeys keys = new ChannelKeys();
     private volatile ServerSocketAdaptor socket;
+    /** Where this listener is bound, recorded for same-JVM connects; null until bound. */
+    private volatile InetSocketAddress bound;
 
     SoviaServerSocketChannel(SelectorProvider provider, ServerBackend backend) {
         super(provider);
@@ -47,6 +52,8 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
     public ServerSocketChannel bind(SocketAddress local, int backlog) throws IOException {
         ensureOpen();
         backend.bind(local, backlog);
+        bound = (InetSocketAddress) backend.localAddress();
+        JvmRendezvous.listening(bound);
         return this;
     }
 
@@ -120,10 +127,11 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
         }
     }
 
-    private SoviaSocketChannel accepted(SocketBackend b) {
-        if (b == null) {
+    private SoviaSocketChannel accepted(SocketBackend tcp) throws IOException {
+        if (tcp == null) {
             return null;
         }
+        SocketBackend b = JvmConnect.claim(tcp, true);
         SoviaStats.connection(b.path());
         return new SoviaSocketChannel(provider(), b);
     }
@@ -168,6 +176,19 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
     @Override
     protected void implCloseSelectableChannel() throws IOException {
         backend.close();
+        if (bound != null) {
+            JvmRendezvous.closed(bound);
+        }
+    }
+
+    @Override
+    public int readyOps(int interestOps) {
+        return 0;
+    }
+
+    @Override
+    public void armSelector(java.nio.channels.Selector selector, boolean arm) {
+        // readiness comes from the kernel
     }
 
     @Override

@@ -1,6 +1,8 @@
 package io.sovia.spi.nio;
 
 import io.sovia.spi.backend.SocketBackend;
+import io.sovia.spi.jvm.JvmConnect;
+import io.sovia.spi.jvm.JvmRendezvous;
 import io.sovia.spi.route.Path;
 import io.sovia.spi.route.Route;
 import io.sovia.spi.route.Router;
@@ -40,6 +42,8 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
     private final ChannelKeys keys = new ChannelKeys();
     /** The route of a pending non-blocking connect, counted when it completes; guarded by {@code this}. */
     private Route pendingRoute;
+    /** A jvm-path connect waiting for its TCP setup to complete; guarded by {@code this}. */
+    private JvmConnect upgrade;
     private volatile boolean inputShutdown;
     private volatile boolean outputShutdown;
     /** Caches for the adaptor, see {@link #localAddressOrNull()}. */
@@ -148,6 +152,20 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
         return endConnect(route, connectStep(() -> backend.connect(remote) ? 1 : 0));
     }
 
+    /** For the jvm path: bind the TCP socket, then park the session link for the accept to claim. */
+    private Route prepareUpgrade(Route route, SocketAddress remote) throws IOException {
+        if (route.path() != Path.JVM) {
+            return route;
+        }
+        if (backend.localAddress() == null) {
+            backend.bind(new InetSocketAddress(JvmRendezvous.sourceFor((InetSocketAddress) remote), 0));
+        }
+        synchronized (this) {
+            upgrade = JvmConnect.offer((InetSocketAddress) backend.localAddress(), (InetSocketAddress) remote);
+        }
+        return route;
+    }
+
     /** A blocking connect within {@code timeoutMillis} (0 = no limit), for the socket adaptor. */
     void connect(SocketAddress remote, int timeoutMillis) throws IOException {
         if (!isBlocking()) {
@@ -162,7 +180,7 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
         endConnect(route, true);
     }
 
-    private Route beginConnect(SocketAddress remote) {
+    private Route beginConnect(SocketAddress remote) throws IOException {
         Objects.requireNonNull(remote);
         if (backend.isConnected()) {
             throw new AlreadyConnectedException();
@@ -170,16 +188,31 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
         if (backend.isConnectionPending()) {
             throw new ConnectionPendingException();
         }
-        return Router.route(remote);
+        return prepareUpgrade(Router.route(remote), remote);
     }
 
-    private synchronized boolean endConnect(Route route, boolean connected) {
+    private synchronized boolean endConnect(Route route, boolean connected) throws IOException {
         if (connected) {
+            completeUpgrade();
             countConnection(route);
         } else {
             pendingRoute = route;
         }
         return connected;
+    }
+
+    /** The TCP setup is connected: move onto the session, and tell selectors the poll source changed. */
+    private void completeUpgrade() throws IOException {
+        if (upgrade == null) {
+            return;
+        }
+        SocketBackend tcp = backend;
+        SocketBackend session = upgrade.complete((InetSocketAddress) tcp.remoteAddress(), tcp::close,
+                JvmConnect.options(tcp), true);
+        upgrade = null;
+        session.configureBlocking(isBlocking());
+        backend = session;
+        keys.backendChanged();
     }
 
     private void countConnection(Route route) {
@@ -209,13 +242,20 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
         try {
             return blocking(step) != 0;
         } catch (IOException e) {
+            synchronized (this) {
+                if (upgrade != null) {
+                    upgrade.cancel();
+                    upgrade = null;
+                }
+            }
             closeQuietly();
             throw e;
         }
     }
 
-    private synchronized boolean finished(boolean connected) {
+    private synchronized boolean finished(boolean connected) throws IOException {
         if (connected && pendingRoute != null) {
+            completeUpgrade();
             countConnection(pendingRoute);
             pendingRoute = null;
         }
@@ -443,7 +483,23 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
 
     @Override
     protected void implCloseSelectableChannel() throws IOException {
+        synchronized (this) {
+            if (upgrade != null) {
+                upgrade.cancel();
+                upgrade = null;
+            }
+        }
         backend.close();
+    }
+
+    @Override
+    public int readyOps(int interestOps) {
+        return backend.readyOps(interestOps);
+    }
+
+    @Override
+    public void armSelector(java.nio.channels.Selector selector, boolean arm) {
+        backend.armSelector(selector, arm);
     }
 
     @Override

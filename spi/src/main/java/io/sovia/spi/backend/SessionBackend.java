@@ -1,0 +1,351 @@
+package io.sovia.spi.backend;
+
+import io.sovia.spi.config.SoviaConfig;
+import io.sovia.spi.engine.Session;
+import io.sovia.spi.engine.SessionService;
+import io.sovia.spi.engine.SpinThenSleep;
+import io.sovia.spi.route.Path;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.SocketException;
+import java.net.SocketOption;
+import java.net.SocketTimeoutException;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.AlreadyBoundException;
+import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.SelectableChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
+
+/**
+ * A connected socket carried by a {@link Session} on a user-level link (jvm today; shm and eth later).
+ *
+ * <p>Blocking calls wait with {@link SpinThenSleep}. Interruption is the owner's business: a channel
+ * owner ({@code interruptible}) has its interruptor close the backend, which ends the wait with
+ * {@link AsynchronousCloseException}; a java.net owner is not interruptible, as the JDK's own impl.
+ * Socket options the engine does not use are kept so apps read back what they set.
+ */
+public final class SessionBackend implements SocketBackend {
+    private final Session session;
+    private final Path path;
+    private final InetSocketAddress local;
+    private final InetSocketAddress remote;
+    private final AutoCloseable setup;
+    private final boolean interruptible;
+    private final SpinThenSleep waiter = new SpinThenSleep(SoviaConfig.spinNanos());
+    private final Map<SocketOption<?>, Object> options = new ConcurrentHashMap<>();
+    private final Set<SocketOption<?>> supported;
+    private final BooleanSupplier readable;
+    private final BooleanSupplier writable;
+    private final BooleanSupplier closedCheck = this::isClosed;
+    private volatile boolean blocking = true;
+    private volatile boolean closed;
+    private volatile boolean oobInline;
+
+    /**
+     * @param setup        what set the connection up and lives as long as it (the client's loopback TCP
+     *                     socket), closed with it; may be null
+     * @param options      option values in force when the connection was made, kept and read back
+     * @param interruptible whether blocking calls end when the thread is interrupted
+     */
+    public SessionBackend(Session session, Path path, InetSocketAddress local, InetSocketAddress remote,
+                          AutoCloseable setup, Map<SocketOption<?>, Object> options, boolean interruptible) {
+        this.session = session;
+        this.path = path;
+        this.local = local;
+        this.remote = remote;
+        this.setup = setup;
+        this.interruptible = interruptible;
+        this.options.putAll(options);
+        this.supported = Set.copyOf(options.keySet());
+        this.readable = session::isReadable;
+        this.writable = session::isWritable;
+        Object noDelay = options.get(StandardSocketOptions.TCP_NODELAY);
+        session.setNoDelay(Boolean.TRUE.equals(noDelay));
+        SessionService.get().register(session);
+    }
+
+    public Session session() {
+        return session;
+    }
+
+    @Override
+    public Path path() {
+        return path;
+    }
+
+    @Override
+    public SelectableChannel pollChannel() {
+        return null;
+    }
+
+    @Override
+    public int readyOps(int interestOps) {
+        int ready = 0;
+        if ((interestOps & SelectionKey.OP_READ) != 0 && session.isReadable()) {
+            ready |= SelectionKey.OP_READ;
+        }
+        if ((interestOps & SelectionKey.OP_WRITE) != 0 && session.isWritable()) {
+            ready |= SelectionKey.OP_WRITE;
+        }
+        return ready;
+    }
+
+    @Override
+    public void armSelector(Selector selector, boolean arm) {
+        if (arm) {
+            session.waiters().add(selector);
+        } else {
+            session.waiters().remove(selector);
+        }
+    }
+
+    @Override
+    public void configureBlocking(boolean block) {
+        blocking = block;
+    }
+
+    @Override
+    public void bind(SocketAddress local) {
+        throw new AlreadyBoundException();
+    }
+
+    @Override
+    public boolean connect(SocketAddress remote) {
+        throw new AlreadyConnectedException();
+    }
+
+    @Override
+    public void connect(SocketAddress remote, int timeoutMillis) {
+        throw new AlreadyConnectedException();
+    }
+
+    @Override
+    public boolean finishConnect() {
+        return true;
+    }
+
+    @Override
+    public boolean isConnected() {
+        return true;
+    }
+
+    @Override
+    public boolean isConnectionPending() {
+        return false;
+    }
+
+    private boolean isClosed() {
+        return closed;
+    }
+
+    /** A blocking call on a backend closed by another thread (or by an interrupt) ends like the JDK's. */
+    private void ensureOpen() throws AsynchronousCloseException {
+        if (closed) {
+            throw new AsynchronousCloseException();
+        }
+    }
+
+    private void awaitReadable(long deadline) throws IOException {
+        if (!waiter.await(session.waiters(), readable, closedCheck, deadline, interruptible) && closed) {
+            throw new AsynchronousCloseException();
+        }
+    }
+
+    private void awaitWritable() throws IOException {
+        if (!waiter.await(session.waiters(), writable, closedCheck, 0, interruptible) && closed) {
+            throw new AsynchronousCloseException();
+        }
+    }
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+        while (true) {
+            ensureOpen();
+            int n = session.read(dst);
+            if (n != 0 || !blocking || !dst.hasRemaining()) {
+                return n;
+            }
+            awaitReadable(0);
+        }
+    }
+
+    @Override
+    public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
+        long total = 0;
+        for (int i = offset; i < offset + length; i++) {
+            if (!dsts[i].hasRemaining()) {
+                continue;
+            }
+            int n = total == 0 ? read(dsts[i]) : session.read(dsts[i]);
+            if (n < 0) {
+                return total == 0 ? -1 : total;
+            }
+            total += n;
+            if (dsts[i].hasRemaining()) {
+                break;
+            }
+        }
+        return total;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len, int timeoutMillis) throws IOException {
+        long deadline = timeoutMillis == 0 ? 0 : System.nanoTime() + timeoutMillis * 1_000_000L;
+        while (true) {
+            ensureOpen();
+            int n = session.read(b, off, len);
+            if (n != 0) {
+                return n;
+            }
+            awaitReadable(deadline);
+            if (deadline != 0 && System.nanoTime() - deadline >= 0 && !session.isReadable()) {
+                throw new SocketTimeoutException("Read timed out");
+            }
+        }
+    }
+
+    @Override
+    public int available() {
+        return session.available();
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+        int total = 0;
+        while (true) {
+            ensureOpen();
+            total += session.write(src);
+            if (!src.hasRemaining() || !blocking) {
+                return total;
+            }
+            awaitWritable();
+        }
+    }
+
+    @Override
+    public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+        long total = 0;
+        for (int i = offset; i < offset + length; i++) {
+            total += write(srcs[i]);
+            if (srcs[i].hasRemaining()) {
+                break;
+            }
+        }
+        return total;
+    }
+
+    @Override
+    public void sendUrgentData(int data) throws IOException {
+        throw new SocketException("Urgent data not supported on the " + path.key() + " path");
+    }
+
+    @Override
+    public void shutdownInput() {
+        session.shutdownInput();
+    }
+
+    @Override
+    public void shutdownOutput() {
+        session.shutdownOutput();
+    }
+
+    @Override
+    public SocketAddress localAddress() {
+        return local;
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+        return remote;
+    }
+
+    @Override
+    public <T> void setOption(SocketOption<T> name, T value) throws IOException {
+        if (!supported.contains(name)) {
+            throw new UnsupportedOperationException("'" + name + "' not supported");
+        }
+        if (value == null || !name.type().isInstance(value)) {
+            throw new IllegalArgumentException("Invalid value '" + value + "' for " + name);
+        }
+        if ((name == StandardSocketOptions.SO_RCVBUF || name == StandardSocketOptions.SO_SNDBUF) && (Integer) value < 0) {
+            throw new IllegalArgumentException("Invalid " + name + " value: " + value);
+        }
+        if (name == StandardSocketOptions.IP_TOS && ((Integer) value < 0 || (Integer) value > 255)) {
+            throw new IllegalArgumentException("Invalid IP_TOS value: " + value);
+        }
+        if (name == StandardSocketOptions.TCP_NODELAY) {
+            session.setNoDelay((Boolean) value);
+        }
+        options.put(name, value);
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> T getOption(SocketOption<T> name) {
+        if (!supported.contains(name)) {
+            throw new UnsupportedOperationException("'" + name + "' not supported");
+        }
+        return (T) options.get(name);
+    }
+
+    @Override
+    public Set<SocketOption<?>> supportedOptions() {
+        return supported;
+    }
+
+    @Override
+    public void setOobInline(boolean on) {
+        oobInline = on;
+    }
+
+    @Override
+    public boolean oobInline() {
+        return oobInline;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        Object linger = options.get(StandardSocketOptions.SO_LINGER);
+        if (linger instanceof Integer && (Integer) linger == 0) {
+            session.abort();
+        } else {
+            session.close();
+        }
+        session.waiters().wakeAll();
+        if (session.isFinished()) {
+            release();
+        } else {
+            SessionService.get().linger(session, this::release);
+        }
+    }
+
+    private void release() {
+        session.link().close();
+        SessionService.get().released(session);
+        if (setup != null) {
+            try {
+                setup.close();
+            } catch (Exception ignored) {
+                // the connection is gone either way; nothing is left to release
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SessionBackend[" + path.key() + ' ' + local + " -> " + remote + ' ' + session + ']';
+    }
+}

@@ -1,0 +1,106 @@
+package io.sovia.spi.engine;
+
+import java.nio.ByteBuffer;
+
+/**
+ * A byte FIFO of fixed capacity: a session's receive buffer (bytes arrived, not yet read) and its send
+ * buffer (bytes written, not yet framed). Memory is taken on first use, so idle connections cost
+ * nothing. Not thread-safe: the session lock guards it.
+ */
+final class ByteRing {
+    private final int capacity;
+    private ByteBuffer bytes;
+    private long head;
+    private long tail;
+
+    ByteRing(int capacity) {
+        this.capacity = capacity;
+    }
+
+    int size() {
+        return (int) (tail - head);
+    }
+
+    boolean isEmpty() {
+        return tail == head;
+    }
+
+    int free() {
+        return capacity - size();
+    }
+
+    int capacity() {
+        return capacity;
+    }
+
+    private ByteBuffer bytes() {
+        if (bytes == null) {
+            bytes = ByteBuffer.allocate(capacity);
+        }
+        return bytes;
+    }
+
+    /** Appends up to {@code max} bytes from {@code src}, advancing it; returns how many. */
+    int append(ByteBuffer src, int max) {
+        int n = Math.min(Math.min(max, src.remaining()), free());
+        appendAt(src, src.position(), n);
+        src.position(src.position() + n);
+        return n;
+    }
+
+    /** Appends {@code length} bytes at {@code offset} of {@code src}, which must fit. */
+    void appendAt(ByteBuffer src, int offset, int length) {
+        ByteBuffer b = bytes();
+        int index = (int) (tail % capacity);
+        int first = Math.min(length, capacity - index);
+        b.put(index, src, offset, first);
+        if (first < length) {
+            b.put(0, src, offset + first, length - first);
+        }
+        tail += length;
+    }
+
+    /** Moves up to {@code dst.remaining()} bytes into {@code dst}; returns how many. */
+    int take(ByteBuffer dst) {
+        int n = Math.min(size(), dst.remaining());
+        copyTo(dst, dst.position(), n);
+        dst.position(dst.position() + n);
+        head += n;
+        return n;
+    }
+
+    /** Moves up to {@code len} bytes into {@code dst} at {@code off}; returns how many. */
+    int take(byte[] dst, int off, int len) {
+        int n = Math.min(size(), len);
+        ByteBuffer b = bytes();
+        int index = (int) (head % capacity);
+        int first = Math.min(n, capacity - index);
+        b.get(index, dst, off, first);
+        if (first < n) {
+            b.get(0, dst, off + first, n - first);
+        }
+        head += n;
+        return n;
+    }
+
+    /** Copies {@code length} oldest bytes to {@code dst} at {@code offset} without removing them. */
+    void copyTo(ByteBuffer dst, int offset, int length) {
+        ByteBuffer b = bytes();
+        int index = (int) (head % capacity);
+        int first = Math.min(length, capacity - index);
+        dst.put(offset, b, index, first);
+        if (first < length) {
+            dst.put(offset + first, b, 0, length - first);
+        }
+    }
+
+    /** Drops the {@code n} oldest bytes. */
+    void skip(int n) {
+        head += n;
+    }
+
+    /** Drops everything. */
+    void clear() {
+        head = tail;
+    }
+}

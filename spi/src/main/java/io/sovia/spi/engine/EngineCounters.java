@@ -1,0 +1,30 @@
+package io.sovia.spi.engine;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Process-wide engine counters. The data path counts anomalies here instead of throwing; they appear in
+ * the stats file under {@code "engine"}.
+ */
+public final class EngineCounters {
+    /** Sequenced frames sent again after a timeout. */
+    public static final LongAdder RETRANSMITS = new LongAdder();
+    /** Frames dropped because they were duplicates or out of order. */
+    public static final LongAdder OUT_OF_ORDER = new LongAdder();
+    /** Frames dropped because they carried the wrong connection token. */
+    public static final LongAdder BAD_TOKENS = new LongAdder();
+    /** Frames dropped as malformed or breaking the protocol (e.g. data beyond the window). */
+    public static final LongAdder PROTOCOL_ERRORS = new LongAdder();
+    /** Connections reset by either end or declared dead. */
+    public static final LongAdder RESETS = new LongAdder();
+
+    private EngineCounters() {
+    }
+
+    /** The counters as a JSON object. */
+    public static String toJson() {
+        return "{\"retransmits\": " + RETRANSMITS.sum() + ", \"outOfOrder\": " + OUT_OF_ORDER.sum()
+                + ", \"badTokens\": " + BAD_TOKENS.sum() + ", \"protocolErrors\": " + PROTOCOL_ERRORS.sum()
+                + ", \"resets\": " + RESETS.sum() + "}";
+    }
+}

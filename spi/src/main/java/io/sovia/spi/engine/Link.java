@@ -1,0 +1,62 @@
+package io.sovia.spi.engine;
+
+import java.nio.ByteBuffer;
+
+/**
+ * One end of a frame pipe between two sessions: the only thing a transport implements for the engine.
+ *
+ * <p>Threading: a link is used by one thread at a time, the one holding its session's lock, except
+ * {@link #ring()}, {@link #arm(boolean)} and {@link #isPeerAlive()}, which any thread may call. Frames are
+ * delivered whole or not at all. A {@linkplain #isReliable() reliable} link also delivers every frame
+ * exactly once and in order; an unreliable one may lose, duplicate or reorder them and the engine repairs
+ * that.
+ *
+ * <p>Waking: a sleeping end {@linkplain #arm(boolean) arms} its doorbell, re-checks for frames, then
+ * sleeps; a sender {@linkplain #ring() rings} after committing frames, which costs something only when
+ * the other end armed (SCILAN's interrupt flag).
+ */
+public interface Link {
+    /** The largest frame, header included, {@link #claim(int)} accepts. */
+    int maxFrameLength();
+
+    /** Whether frames arrive exactly once and in order. */
+    boolean isReliable();
+
+    /**
+     * Reserves room for a frame of exactly {@code length} bytes in {@link #sendBuffer()}.
+     *
+     * @return the frame's offset in the send buffer, or -1 when the link is full for now
+     */
+    int claim(int length);
+
+    /** The buffer that claimed offsets point into. */
+    ByteBuffer sendBuffer();
+
+    /** Publishes the frame claimed at {@code offset}. */
+    void commit(int offset);
+
+    /**
+     * Hands up to {@code limit} received frames to {@code handler}, each valid only during the call.
+     *
+     * @return the number of frames handled
+     */
+    int poll(FrameHandler handler, int limit);
+
+    /** Whether a frame is waiting to be polled; cheap, for readiness checks. */
+    boolean hasFrames();
+
+    /** Asks the peer to wake this end ({@code true}) or stops asking ({@code false}). */
+    void arm(boolean armed);
+
+    /** Wakes the peer if it armed: call after committing frames. */
+    void ring();
+
+    /** Sets what runs on this end when the peer rings an armed doorbell. */
+    void onRing(Runnable wake);
+
+    /** False once the peer is known to be gone (closed its end, or its process died). */
+    boolean isPeerAlive();
+
+    /** Releases this end; the peer sees {@link #isPeerAlive()} false. Idempotent. */
+    void close();
+}

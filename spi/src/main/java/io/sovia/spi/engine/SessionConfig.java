@@ -1,0 +1,29 @@
+package io.sovia.spi.engine;
+
+/**
+ * The engine's tunables for one session; {@code SoviaConfig.session()} builds it from {@code sovia.*}
+ * properties, where the defaults and their reasons are documented.
+ *
+ * @param receiveBuffer  bytes a receiver buffers; the window it advertises
+ * @param sendBuffer     bytes a sender accepts beyond the window (like SO_SNDBUF)
+ * @param ackFrames      t: send an ACK after this many unacknowledged frames
+ * @param ackDelayNanos  otherwise send it after this long
+ * @param nagleNanos     small writes held by combining are sent after at most this long
+ * @param smallWrite     writes below this many bytes are combined (SOVIA: 2 KB)
+ * @param windowFrames   w: sequenced frames in flight on an unreliable link
+ * @param rtoMinNanos    lower clamp of the retransmission timeout
+ * @param rtoMaxNanos    upper clamp of the retransmission timeout
+ * @param rtoInitialNanos timeout before the first round-trip sample
+ * @param maxRetransmits retransmission rounds without progress before the connection is declared dead
+ */
+public record SessionConfig(int receiveBuffer, int sendBuffer, int ackFrames, long ackDelayNanos, long nagleNanos,
+                            int smallWrite, int windowFrames, long rtoMinNanos, long rtoMaxNanos,
+                            long rtoInitialNanos, int maxRetransmits) {
+    public SessionConfig {
+        if (receiveBuffer < 1024 || sendBuffer < 1024 || ackFrames < 1 || windowFrames < 2 || smallWrite < 0
+                || ackDelayNanos < 0 || nagleNanos < 0 || rtoMinNanos <= 0 || rtoMaxNanos < rtoMinNanos
+                || rtoInitialNanos <= 0 || maxRetransmits < 1) {
+            throw new IllegalArgumentException("invalid session configuration " + this);
+        }
+    }
+}

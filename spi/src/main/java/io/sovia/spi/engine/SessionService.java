@@ -1,0 +1,136 @@
+package io.sovia.spi.engine;
+
+import io.sovia.spi.config.SoviaLog;
+
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The per-JVM service thread (SOVIA's close thread): runs session timers (delayed ACK, combining,
+ * retransmission), finishes closes nobody waits for, and at JVM exit flushes what apps wrote before
+ * closing. The app threads do all work on the fast path; this thread only catches what they leave.
+ */
+public final class SessionService {
+    private static final SessionService INSTANCE = new SessionService();
+
+    /** Sessions whose timers to run, handed over by any thread. */
+    private final Queue<Session> timed = new ConcurrentLinkedQueue<>();
+    /** Closed sessions still delivering data or FIN, with what releases them when done. */
+    private final Map<Session, Runnable> lingering = new ConcurrentHashMap<>();
+    /** Every session not yet released, for the exit flush. */
+    private final Set<Session> live = ConcurrentHashMap.newKeySet();
+    private volatile Thread thread;
+
+    private SessionService() {
+    }
+
+    public static SessionService get() {
+        return INSTANCE;
+    }
+
+    /** Tracks a new session: its timers will run here. */
+    public void register(Session session) {
+        live.add(session);
+        session.onTimer(() -> schedule(session));
+    }
+
+    private void schedule(Session session) {
+        timed.add(session);
+        wake();
+    }
+
+    /** Takes over a closed session until it finishes delivering, then runs {@code release}. */
+    public void linger(Session session, Runnable release) {
+        lingering.put(session, release);
+        wake();
+    }
+
+    /** The session's link is released; forget it. */
+    public void released(Session session) {
+        live.remove(session);
+    }
+
+    private void wake() {
+        Thread t = thread;
+        if (t == null) {
+            synchronized (this) {
+                if (thread == null) {
+                    thread = new Thread(this::run, "sovia-service");
+                    thread.setDaemon(true);
+                    thread.start();
+                    Runtime.getRuntime().addShutdownHook(new Thread(this::flushAtExit, "sovia-exit-flush"));
+                }
+                t = thread;
+            }
+        }
+        LockSupport.unpark(t);
+    }
+
+    private void run() {
+        Map<Session, Boolean> watched = new HashMap<>();
+        while (true) {
+            try {
+                Session s;
+                while ((s = timed.poll()) != null) {
+                    watched.put(s, Boolean.TRUE);
+                }
+                long now = System.nanoTime();
+                long next = 0;
+                for (Iterator<Session> it = watched.keySet().iterator(); it.hasNext(); ) {
+                    Session session = it.next();
+                    session.timersSeen();
+                    session.poll();
+                    long deadline = session.nextDeadline();
+                    if (deadline == 0) {
+                        it.remove();
+                    } else {
+                        next = next == 0 ? deadline : Math.min(next, deadline);
+                    }
+                }
+                for (Map.Entry<Session, Runnable> e : lingering.entrySet()) {
+                    if (e.getKey().isFinished()) {
+                        lingering.remove(e.getKey());
+                        e.getValue().run();
+                    }
+                }
+                long wait = next == 0 ? Long.MAX_VALUE : Math.max(next - now, 0);
+                if (!lingering.isEmpty()) {
+                    wait = Math.min(wait, 1_000_000L);
+                }
+                if (timed.isEmpty()) {
+                    if (wait == Long.MAX_VALUE) {
+                        LockSupport.park(this);
+                    } else {
+                        LockSupport.parkNanos(this, wait);
+                    }
+                }
+            } catch (RuntimeException | Error e) {
+                // one broken session must not stop timers for all others
+                SoviaLog.warn("service thread survived an internal error", e);
+            }
+        }
+    }
+
+    /** Gives closed sessions up to a second to deliver what the app wrote before it exited. */
+    private void flushAtExit() {
+        for (Session s : live) {
+            s.flush();
+        }
+        long end = System.nanoTime() + 1_000_000_000L;
+        while (!lingering.isEmpty() && System.nanoTime() - end < 0) {
+            for (Map.Entry<Session, Runnable> e : lingering.entrySet()) {
+                if (e.getKey().isFinished()) {
+                    lingering.remove(e.getKey());
+                    e.getValue().run();
+                }
+            }
+            LockSupport.parkNanos(100_000L);
+        }
+    }
+}

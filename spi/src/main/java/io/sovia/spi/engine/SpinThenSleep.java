@@ -1,0 +1,85 @@
+package io.sovia.spi.engine;
+
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+/**
+ * How a thread waits for a session (DESIGN section 3): spin for a budget with an Agrona
+ * {@link IdleStrategy} that soon yields (so a peer on the same core still runs), then arm the doorbell,
+ * re-check, and park until rung. A wake-up across cores costs tens of microseconds on a VM, so the spin
+ * covers a typical request/response turn.
+ */
+public final class SpinThenSleep {
+    private final long spinNanos;
+
+    /** @param spinNanos how long to spin before sleeping; 0 sleeps at once */
+    public SpinThenSleep(long spinNanos) {
+        this.spinNanos = spinNanos;
+    }
+
+    /**
+     * Waits until {@code ready}, the deadline, or a wake-up that ends the wait ({@code stop}).
+     *
+     * @param deadline    {@link System#nanoTime()} deadline, or 0 for none
+     * @param interruptible whether an interrupt ends the wait (channels: their interruptor then closes
+     *                      them); when false (java.net), the interrupt status is kept for later
+     * @return true if ready, false on timeout or stop
+     */
+    public boolean await(SessionWaiters waiters, BooleanSupplier ready, BooleanSupplier stop, long deadline,
+                         boolean interruptible) {
+        if (ready.getAsBoolean()) {
+            return true;
+        }
+        boolean interrupted = false;
+        try {
+            long spinEnd = System.nanoTime() + spinNanos;
+            IdleStrategy idle = new BackoffIdleStrategy(32, 1_000_000, 1, 1);
+            while (System.nanoTime() - spinEnd < 0) {
+                if (ready.getAsBoolean()) {
+                    return true;
+                }
+                if (stop.getAsBoolean() || expired(deadline) || (interruptible && Thread.currentThread().isInterrupted())) {
+                    return false;
+                }
+                idle.idle();
+            }
+            Thread me = Thread.currentThread();
+            while (true) {
+                waiters.add(me);
+                try {
+                    if (ready.getAsBoolean()) {
+                        return true;
+                    }
+                    if (stop.getAsBoolean() || expired(deadline)) {
+                        return false;
+                    }
+                    if (me.isInterrupted()) {
+                        if (interruptible) {
+                            return false;
+                        }
+                        Thread.interrupted();
+                        interrupted = true;
+                    }
+                    if (deadline == 0) {
+                        LockSupport.park(this);
+                    } else {
+                        LockSupport.parkNanos(this, deadline - System.nanoTime());
+                    }
+                } finally {
+                    waiters.remove(me);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static boolean expired(long deadline) {
+        return deadline != 0 && System.nanoTime() - deadline >= 0;
+    }
+}

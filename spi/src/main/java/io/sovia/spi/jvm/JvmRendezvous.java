@@ -1,0 +1,104 @@
+package io.sovia.spi.jvm;
+
+import io.sovia.spi.link.JvmLinks;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Where same-JVM connections meet (DESIGN section 1, the jvm path).
+ *
+ * <p>Every Sovia listener in this JVM records its bound address here. A client connecting to one creates
+ * the link pair, parks it here under its own bound address, then connects over loopback TCP as usual;
+ * whichever accept (NIO or java.net) takes that TCP connection finds the link by the connection's remote
+ * address and claims it. The kernel thus keeps TCP's accept-queue semantics (connect may complete before
+ * accept, backlog, wake-ups of blocked accepts) while the data never touches it.
+ */
+public final class JvmRendezvous {
+    private static final Map<Integer, Set<InetSocketAddress>> LISTENERS = new ConcurrentHashMap<>();
+    private static final Map<InetSocketAddress, JvmLinks> PENDING = new ConcurrentHashMap<>();
+    private static final Map<InetAddress, Boolean> LOCAL = new ConcurrentHashMap<>();
+
+    private JvmRendezvous() {
+    }
+
+    /** A Sovia listener is bound at {@code bound}. */
+    public static void listening(InetSocketAddress bound) {
+        LISTENERS.computeIfAbsent(bound.getPort(), p -> ConcurrentHashMap.newKeySet()).add(bound);
+    }
+
+    /**
+     * The listener at {@code bound} closed: connections parked for it but never accepted are reset, as
+     * the kernel resets connections left in a closed listener's queue.
+     */
+    public static void closed(InetSocketAddress bound) {
+        Set<InetSocketAddress> addresses = LISTENERS.get(bound.getPort());
+        if (addresses != null) {
+            addresses.remove(bound);
+        }
+        PENDING.values().removeIf(links -> {
+            if (links.serverAddress().getPort() == bound.getPort() && !hasListener(links.serverAddress())) {
+                links.server().close();
+                return true;
+            }
+            return false;
+        });
+    }
+
+    /** Whether a Sovia listener in this JVM would accept a connect to {@code remote}. */
+    public static boolean hasListener(InetSocketAddress remote) {
+        if (remote.isUnresolved()) {
+            return false;
+        }
+        Set<InetSocketAddress> addresses = LISTENERS.get(remote.getPort());
+        if (addresses == null) {
+            return false;
+        }
+        for (InetSocketAddress bound : addresses) {
+            if (bound.getAddress().equals(remote.getAddress())
+                    || (bound.getAddress().isAnyLocalAddress() && isLocal(remote.getAddress()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The address a client socket should bind to before connecting to {@code remote} on this host. */
+    public static InetAddress sourceFor(InetSocketAddress remote) {
+        InetAddress a = remote.getAddress();
+        return a.isAnyLocalAddress() ? InetAddress.getLoopbackAddress() : a;
+    }
+
+    private static boolean isLocal(InetAddress address) {
+        if (address.isLoopbackAddress() || address.isAnyLocalAddress()) {
+            return true;
+        }
+        return LOCAL.computeIfAbsent(address, a -> {
+            try {
+                return NetworkInterface.getByInetAddress(a) != null;
+            } catch (SocketException e) {
+                return false;
+            }
+        });
+    }
+
+    /** Parks {@code links} for the connection from {@code client} (the client's bound address). */
+    public static void offer(InetSocketAddress client, JvmLinks links) {
+        PENDING.put(client, links);
+    }
+
+    /** Takes back an offer nobody claimed; false if an accept claimed it first. */
+    public static boolean withdraw(InetSocketAddress client, JvmLinks links) {
+        return PENDING.remove(client, links);
+    }
+
+    /** An accept got a TCP connection from {@code remote}: the links parked for it, or null. */
+    public static JvmLinks claim(InetSocketAddress remote) {
+        return remote == null ? null : PENDING.remove(remote);
+    }
+}

@@ -1,0 +1,153 @@
+package io.sovia.spi.link;
+
+import io.sovia.spi.engine.FrameHandler;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+import static io.sovia.spi.link.FrameRingDescriptor.ARMED;
+import static io.sovia.spi.link.FrameRingDescriptor.CONSUMER_CLOSED;
+import static io.sovia.spi.link.FrameRingDescriptor.HEAD;
+import static io.sovia.spi.link.FrameRingDescriptor.PRODUCER_CLOSED;
+import static io.sovia.spi.link.FrameRingDescriptor.RECORD_HEADER;
+import static io.sovia.spi.link.FrameRingDescriptor.TAIL;
+
+/**
+ * A single-producer, single-consumer ring of frames over a direct buffer laid out by
+ * {@link FrameRingDescriptor}. The producer claims, writes in place and commits (one copy); the consumer
+ * reads frames in place. Ordering: the producer publishes with a release store of the tail, the consumer
+ * frees space with a release store of the head.
+ */
+public final class FrameRing {
+    private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle INTS = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+
+    private final ByteBuffer buffer;
+    private final int capacity;
+    private final int mask;
+    private final int maxFrameLength;
+
+    /** Producer side only: the tail after the last commit, and the record being written. */
+    private long producerTail;
+    private long claimPosition = -1;
+    private int claimRecordLength;
+    /** Consumer side only. */
+    private long consumerHead;
+
+    /** A ring over {@code buffer}, which must be direct and {@link FrameRingDescriptor#totalLength} long. */
+    public FrameRing(ByteBuffer buffer, int capacity) {
+        FrameRingDescriptor.checkCapacity(capacity);
+        if (!buffer.isDirect() || buffer.capacity() < FrameRingDescriptor.totalLength(capacity)) {
+            throw new IllegalArgumentException("need a direct buffer of " + FrameRingDescriptor.totalLength(capacity));
+        }
+        this.buffer = buffer.order(ByteOrder.LITTLE_ENDIAN);
+        this.capacity = capacity;
+        this.mask = capacity - 1;
+        this.maxFrameLength = capacity / 4 - RECORD_HEADER;
+        this.producerTail = (long) LONGS.getAcquire(buffer, capacity + TAIL);
+        this.consumerHead = (long) LONGS.getAcquire(buffer, capacity + HEAD);
+    }
+
+    /** A ring in freshly allocated direct memory. */
+    public static FrameRing allocate(int capacity) {
+        return new FrameRing(ByteBuffer.allocateDirect(FrameRingDescriptor.totalLength(capacity)), capacity);
+    }
+
+    public ByteBuffer buffer() {
+        return buffer;
+    }
+
+    public int maxFrameLength() {
+        return maxFrameLength;
+    }
+
+    /** Producer: room for a {@code length}-byte frame; returns its offset in {@link #buffer()} or -1 when full. */
+    public int claim(int length) {
+        if (length > maxFrameLength || length < 0) {
+            throw new IllegalArgumentException("frame of " + length + " bytes, at most " + maxFrameLength);
+        }
+        int recordLength = FrameRingDescriptor.recordLength(length);
+        long head = (long) LONGS.getAcquire(buffer, capacity + HEAD);
+        long tail = producerTail;
+        int index = (int) tail & mask;
+        int toEnd = capacity - index;
+        int padding = toEnd < recordLength ? toEnd : 0;
+        if (capacity - (tail - head) < padding + recordLength) {
+            return -1;
+        }
+        if (padding > 0) {
+            buffer.putInt(index, -padding);
+            tail += padding;
+            index = 0;
+        }
+        buffer.putInt(index, length);
+        claimPosition = tail;
+        claimRecordLength = recordLength;
+        return index + RECORD_HEADER;
+    }
+
+    /** Producer: publishes the claimed frame. */
+    public void commit() {
+        producerTail = claimPosition + claimRecordLength;
+        claimPosition = -1;
+        LONGS.setRelease(buffer, capacity + TAIL, producerTail);
+    }
+
+    /** Consumer: hands up to {@code limit} frames to {@code handler}; returns how many. */
+    public int poll(FrameHandler handler, int limit) {
+        long tail = (long) LONGS.getAcquire(buffer, capacity + TAIL);
+        long head = consumerHead;
+        int frames = 0;
+        try {
+            while (head < tail && frames < limit) {
+                int index = (int) head & mask;
+                int length = buffer.getInt(index);
+                if (length < 0) {
+                    head += -length;
+                    continue;
+                }
+                head += FrameRingDescriptor.recordLength(length);
+                frames++;
+                handler.onFrame(buffer, index + RECORD_HEADER, length);
+            }
+        } finally {
+            consumerHead = head;
+            LONGS.setRelease(buffer, capacity + HEAD, head);
+        }
+        return frames;
+    }
+
+    /** Consumer: whether a frame is published and not yet polled. A volatile read, to pair with arming. */
+    public boolean hasFrames() {
+        return (long) LONGS.getVolatile(buffer, capacity + TAIL) > consumerHead;
+    }
+
+    /** Consumer: asks the producer to ring after publishing. */
+    public void armed(boolean armed) {
+        INTS.setVolatile(buffer, capacity + ARMED, armed ? 1 : 0);
+    }
+
+    /** Producer: whether the consumer asked to be woken; fenced so a preceding commit is visible first. */
+    public boolean consumerArmed() {
+        VarHandle.fullFence();
+        return (int) INTS.getVolatile(buffer, capacity + ARMED) != 0;
+    }
+
+    public void producerClosed() {
+        INTS.setVolatile(buffer, capacity + PRODUCER_CLOSED, 1);
+    }
+
+    public void consumerClosed() {
+        INTS.setVolatile(buffer, capacity + CONSUMER_CLOSED, 1);
+    }
+
+    public boolean isProducerClosed() {
+        return (int) INTS.getVolatile(buffer, capacity + PRODUCER_CLOSED) != 0;
+    }
+
+    public boolean isConsumerClosed() {
+        return (int) INTS.getVolatile(buffer, capacity + CONSUMER_CLOSED) != 0;
+    }
+}

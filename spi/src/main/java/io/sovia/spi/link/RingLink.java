@@ -1,0 +1,102 @@
+package io.sovia.spi.link;
+
+import io.sovia.spi.engine.FrameHandler;
+import io.sovia.spi.engine.Link;
+
+import java.nio.ByteBuffer;
+
+/**
+ * A reliable link over two frame rings: this end produces into {@code out} and consumes {@code in}.
+ * Shared by the jvm link (rings in process memory) and the shm link (rings in a shared segment); they
+ * differ only in how the peer is woken, which is the {@code ringer}.
+ */
+public final class RingLink implements Link {
+    private final FrameRing in;
+    private final FrameRing out;
+    private final Runnable ringer;
+    /** Set once by the session before the link is shared. */
+    private volatile Runnable wake = () -> { };
+    private volatile boolean closed;
+
+    /**
+     * @param ringer wakes the peer; called only when the peer armed its doorbell
+     */
+    public RingLink(FrameRing in, FrameRing out, Runnable ringer) {
+        this.in = in;
+        this.out = out;
+        this.ringer = ringer;
+    }
+
+    @Override
+    public int maxFrameLength() {
+        return out.maxFrameLength();
+    }
+
+    @Override
+    public boolean isReliable() {
+        return true;
+    }
+
+    @Override
+    public int claim(int length) {
+        return out.claim(length);
+    }
+
+    @Override
+    public ByteBuffer sendBuffer() {
+        return out.buffer();
+    }
+
+    @Override
+    public void commit(int offset) {
+        out.commit();
+    }
+
+    @Override
+    public int poll(FrameHandler handler, int limit) {
+        return in.poll(handler, limit);
+    }
+
+    @Override
+    public boolean hasFrames() {
+        return in.hasFrames();
+    }
+
+    @Override
+    public void arm(boolean armed) {
+        in.armed(armed);
+    }
+
+    @Override
+    public void ring() {
+        if (out.consumerArmed()) {
+            ringer.run();
+        }
+    }
+
+    @Override
+    public void onRing(Runnable wake) {
+        this.wake = wake;
+    }
+
+    /** Runs this end's wake action: what the peer's ringer calls. */
+    public void wake() {
+        wake.run();
+    }
+
+    @Override
+    public boolean isPeerAlive() {
+        return !in.isProducerClosed() && !out.isConsumerClosed();
+    }
+
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            out.producerClosed();
+            in.consumerClosed();
+            // a peer asleep waiting for us must learn that we are gone
+            ringer.run();
+        }
+    }
+}
