@@ -51,6 +51,7 @@ final class SocketImplInstaller {
             hook = HookHolder.define();
             hook.set(null, factory);
             installAdvice(inst, hook);
+            SoviaSocketImplFactory.platformHooked(true);
             return "SocketImpl advice";
         } catch (Throwable t) {
             if (hook != null) {

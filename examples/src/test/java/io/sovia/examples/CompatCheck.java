@@ -20,7 +20,10 @@ final class CompatCheck {
     private CompatCheck() {
     }
 
-    /** Runs {@code app both} plainly and under Sovia, which must carry at least {@code minConnections}. */
+    /**
+     * Runs {@code app both} plainly and under Sovia, which must carry at least {@code minConnections}, all
+     * on the jvm path since client and server share the JVM.
+     */
     static void oneJvm(Path dir, Class<?> app, Duration timeout, int minConnections) throws Exception {
         try (ForkedJvm plain = ForkedJvm.start(dir, "plain", false, app, "both")) {
             String expected = plain.awaitResult(timeout);
@@ -28,7 +31,9 @@ final class CompatCheck {
             try (ForkedJvm sovia = ForkedJvm.start(dir, "sovia", true, app, "both")) {
                 assertEquals(expected, sovia.awaitResult(timeout),
                         () -> "RESULT changed under Sovia\n" + sovia.report());
-                assertCarried(sovia, minConnections);
+                SoviaStats stats = assertCarried(sovia, minConnections);
+                assertEquals(stats.carried(), stats.connections().get("jvm"),
+                        () -> "client and server share the JVM, so every connection belongs on jvm: " + stats.json());
             }
         }
     }
@@ -73,7 +78,7 @@ final class CompatCheck {
     }
 
     /** The agent wrote its statistics at exit, and they count at least {@code min} carried connections. */
-    private static void assertCarried(ForkedJvm jvm, int min) throws Exception {
+    private static SoviaStats assertCarried(ForkedJvm jvm, int min) throws Exception {
         assertTrue(Files.isRegularFile(jvm.stats()),
                 () -> "no statistics file " + jvm.stats() + "\n" + jvm.report());
         SoviaStats stats = SoviaStats.read(jvm.stats());
@@ -81,5 +86,6 @@ final class CompatCheck {
                 + ", fallbacks " + stats.fallbacks());
         assertTrue(stats.carried() >= min, () -> "Sovia carried " + stats.carried()
                 + " connections, expected at least " + min + "; statistics: " + stats.json() + "\n" + jvm.report());
+        return stats;
     }
 }

@@ -106,15 +106,22 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
     @Override
     protected void listen(int backlog) throws IOException {
         NioImpl.listen(delegate, backlog);
-        listening = localAddress();
-        JvmRendezvous.listening(listening);
+        if (SoviaSocketImplFactory.isPlatformHooked()) {
+            listening = localAddress();
+            JvmRendezvous.listening(listening);
+        }
     }
 
     @Override
     protected void accept(SocketImpl target) throws IOException {
         if (!(target instanceof SoviaSocketImpl)) {
-            // the target came from the JDK directly (our factory declined to make it): accept into it as is
+            // The JDK made the target itself (our factory failed for it): it can only carry TCP, so a
+            // same-JVM client waiting to be claimed is reset rather than left hanging.
             NioImpl.accept(delegate, target);
+            JvmLinks orphan = JvmRendezvous.claim(new InetSocketAddress(NioImpl.address(target), NioImpl.port(target)));
+            if (orphan != null) {
+                orphan.server().close();
+            }
             SoviaStats.connection(Path.TCP);
             return;
         }

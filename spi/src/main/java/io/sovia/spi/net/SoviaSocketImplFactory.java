@@ -12,7 +12,22 @@ import java.util.function.Function;
  * happens for every socket after the first internal failure (logged once).
  */
 public final class SoviaSocketImplFactory implements Function<Boolean, SocketImpl> {
+    /**
+     * Whether {@code SocketImpl.createPlatformSocketImpl} itself returns Sovia's impls. Only then does
+     * {@code ServerSocket.accept} accept into a Sovia impl that can take over a same-JVM connection, so
+     * only then do java.net listeners offer themselves for jvm connects.
+     */
+    private static volatile boolean platformHooked;
     private volatile boolean disabled;
+
+    /** Set by the agent once its advice on createPlatformSocketImpl is verified. */
+    public static void platformHooked(boolean hooked) {
+        platformHooked = hooked;
+    }
+
+    static boolean isPlatformHooked() {
+        return platformHooked;
+    }
 
     /**
      * Checks that the JDK internals this factory needs are reachable.
