@@ -13,6 +13,7 @@ import java.util.Locale;
  * <pre>
  *   java PingPongApp server                      prints "PORT n", serves one client, exits
  *   java PingPongApp client PORT [pings] [MiB]   prints RTT and throughput
+ *   java PingPongApp both [pings] [MiB]          both in this JVM, the server on a thread of its own
  * </pre>
  * The server echoes each 64-byte ping, then swallows the stream and answers one byte at its end, so the
  * client's clock covers delivery, not just queueing.
@@ -26,23 +27,52 @@ public final class PingPongApp {
 
     public static void main(String[] args) throws IOException {
         if (args.length >= 1 && args[0].equals("server")) {
-            server();
+            try (ServerSocketChannel listener = listen()) {
+                serve(listener);
+            }
+        } else if (args.length >= 1 && args[0].equals("both")) {
+            both(args.length > 1 ? Integer.parseInt(args[1]) : 20_000, args.length > 2 ? Integer.parseInt(args[2]) : 256);
         } else if (args.length >= 2 && args[0].equals("client")) {
             int pings = args.length > 2 ? Integer.parseInt(args[2]) : 20_000;
             int mib = args.length > 3 ? Integer.parseInt(args[3]) : 256;
             client(Integer.parseInt(args[1]), pings, mib);
         } else {
-            System.err.println("usage: PingPongApp server | client PORT [pings] [MiB]");
+            System.err.println("usage: PingPongApp server | client PORT [pings] [MiB] | both [pings] [MiB]");
             System.exit(2);
         }
     }
 
-    private static void server() throws IOException {
-        try (ServerSocketChannel listener = ServerSocketChannel.open()) {
-            listener.bind(new InetSocketAddress("127.0.0.1", 0));
-            System.out.println("PORT " + ((InetSocketAddress) listener.getLocalAddress()).getPort());
-            System.out.flush();
-            try (SocketChannel ch = listener.accept()) {
+    private static ServerSocketChannel listen() throws IOException {
+        ServerSocketChannel listener = ServerSocketChannel.open();
+        listener.bind(new InetSocketAddress("127.0.0.1", 0));
+        System.out.println("PORT " + port(listener));
+        System.out.flush();
+        return listener;
+    }
+
+    private static int port(ServerSocketChannel listener) throws IOException {
+        return ((InetSocketAddress) listener.getLocalAddress()).getPort();
+    }
+
+    private static void both(int pings, int mib) throws IOException {
+        try (ServerSocketChannel listener = listen()) {
+            Thread server = new Thread(() -> {
+                try {
+                    serve(listener);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }, "server");
+            server.start();
+            client(port(listener), pings, mib);
+            server.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void serve(ServerSocketChannel listener) throws IOException {
+        try (SocketChannel ch = listener.accept()) {
                 ch.socket().setTcpNoDelay(true);
                 ByteBuffer header = ByteBuffer.allocateDirect(12);
                 readFully(ch, header);
@@ -66,7 +96,6 @@ public final class PingPongApp {
                     left -= n;
                 }
                 writeFully(ch, ByteBuffer.wrap(new byte[] {1}));
-            }
         }
     }
 

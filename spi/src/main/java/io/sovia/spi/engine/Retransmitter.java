@@ -46,6 +46,12 @@ final class Retransmitter {
             srtt = srtt == 0 ? rtt : (7 * srtt + rtt) / 8;
             rto = Math.max(config.rtoMinNanos(), Math.min(config.rtoMaxNanos(), 2 * srtt));
         }
+        if (rtt < 0) {
+            // progress ends the backoff (as QUIC resets its PTO backoff on an ack): otherwise under
+            // steady loss go-back-N never gets a Karn-clean sample and rto stays at rtoMaxNanos
+            rto = srtt > 0 ? Math.max(config.rtoMinNanos(), Math.min(config.rtoMaxNanos(), 2 * srtt))
+                    : config.rtoInitialNanos();
+        }
         rounds = 0;
         deadline = queue.isEmpty() ? 0 : now + rto;
     }

@@ -98,9 +98,11 @@ public final class Session {
     private Runnable onTimer = () -> { };
     private boolean timerScheduled;
     /** Registered with the waiters while written bytes wait to be framed, so the peer's next frame
-     *  (a window update) brings the service thread to send them even if the app never calls again. */
-    private final Runnable creditWaker = () -> onTimer.run();
+     *  (a window update) gets them sent even if the app never calls again. */
+    private final Runnable creditWaker = this::pushStalled;
     private boolean watchingCredit;
+    /** Set while this thread runs a credit waker, so wakers never nest (A pushes B pushes A ...). */
+    private static final ThreadLocal<Boolean> IN_WAKER = new ThreadLocal<>();
     /** During a read with nothing buffered, arriving data is copied straight here. */
     private ByteBuffer directTarget;
     private int directDelivered;
@@ -156,9 +158,8 @@ public final class Session {
             }
             out.wrap(link.sendBuffer(), offset).payloadToken(localToken);
             commit(offset, SYN, (byte) 0, 8);
-            finish();
         } finally {
-            lock.unlock();
+            unlockAndRing();
         }
     }
 
@@ -178,10 +179,9 @@ public final class Session {
             noDelay = on;
             if (on) {
                 flush(true);
-                finish();
             }
         } finally {
-            lock.unlock();
+            unlockAndRing();
         }
     }
 
@@ -201,8 +201,7 @@ public final class Session {
             pollLocked();
             flush(true);
         } finally {
-            finish();
-            lock.unlock();
+            unlockAndRing();
         }
     }
 
@@ -210,11 +209,9 @@ public final class Session {
     public boolean poll() {
         lock.lock();
         try {
-            boolean any = pollLocked();
-            finish();
-            return any;
+            return pollLocked();
         } finally {
-            lock.unlock();
+            unlockAndRing();
         }
     }
 
@@ -242,8 +239,7 @@ public final class Session {
             directDelivered = 0;
             return endRead(n);
         } finally {
-            finish();
-            lock.unlock();
+            unlockAndRing();
         }
     }
 
@@ -255,8 +251,7 @@ public final class Session {
             pollLocked();
             return endRead(received.take(b, off, len));
         } finally {
-            finish();
-            lock.unlock();
+            unlockAndRing();
         }
     }
 
@@ -278,8 +273,7 @@ public final class Session {
             pollLocked();
             return received.size();
         } finally {
-            finish();
-            lock.unlock();
+            unlockAndRing();
         }
     }
 
@@ -312,8 +306,7 @@ public final class Session {
             flush(large);
             return total;
         } finally {
-            finish();
-            lock.unlock();
+            unlockAndRing();
         }
     }
 
@@ -326,8 +319,7 @@ public final class Session {
                 flush(true);
             }
         } finally {
-            finish();
-            lock.unlock();
+            unlockAndRing();
         }
     }
 
@@ -339,8 +331,7 @@ public final class Session {
             consumed(received.size());
             received.clear();
         } finally {
-            finish();
-            lock.unlock();
+            unlockAndRing();
         }
     }
 
@@ -363,8 +354,7 @@ public final class Session {
                 flush(true);
             }
         } finally {
-            finish();
-            lock.unlock();
+            unlockAndRing();
         }
     }
 
@@ -374,8 +364,7 @@ public final class Session {
         try {
             abortLocked();
         } finally {
-            finish();
-            lock.unlock();
+            unlockAndRing();
         }
     }
 
@@ -397,8 +386,7 @@ public final class Session {
             pollLocked();
             return finishedLocked();
         } finally {
-            finish();
-            lock.unlock();
+            unlockAndRing();
         }
     }
 
@@ -417,8 +405,7 @@ public final class Session {
             pollLocked();
             return !received.isEmpty() || inState == IN_FIN_RECEIVED || inputShutdown || failure != null;
         } finally {
-            finish();
-            lock.unlock();
+            unlockAndRing();
         }
     }
 
@@ -429,8 +416,7 @@ public final class Session {
             pollLocked();
             return failure != null || outState != OUT_OPEN || unsent.free() > 0;
         } finally {
-            finish();
-            lock.unlock();
+            unlockAndRing();
         }
     }
 
@@ -459,12 +445,46 @@ public final class Session {
         return a == 0 ? b : b == 0 ? a : Math.min(a, b);
     }
 
+    /**
+     * A credit waker: the ringing thread sends this session's stalled bytes itself (no thread hand-off),
+     * unless someone holds the lock (the holder polls, and so flushes, before it lets go) or this thread
+     * is already inside a waker; then the service thread does it.
+     */
+    private void pushStalled() {
+        if (IN_WAKER.get() != null || lock.isHeldByCurrentThread() || !lock.tryLock()) {
+            onTimer.run();
+            return;
+        }
+        boolean ring;
+        try {
+            pollLocked();
+        } finally {
+            ring = ringPending;
+            ringPending = false;
+            lock.unlock();
+        }
+        if (ring) {
+            IN_WAKER.set(Boolean.TRUE);
+            try {
+                link.ring();
+            } finally {
+                IN_WAKER.remove();
+            }
+        }
+    }
+
     // ---- inside the lock ----
 
     private boolean pollLocked() {
         boolean any = link.poll(handler, Integer.MAX_VALUE) > 0;
         if (!any && failure == null && !link.isPeerAlive()) {
             peerGone();
+        }
+        if (failure != null) { // a failed session keeps no timers and sends nothing more
+            ackNow = false;
+            ackDeadline = 0;
+            nagleDeadline = 0;
+            return any;
         }
         long now = clock.getAsLong();
         if (retransmitter != null) {
@@ -485,23 +505,33 @@ public final class Session {
             peerClosed = true;
             unsent.clear();
         } else {
-            fail(new SocketException("Connection reset"));
+            // what arrived before the peer died stays readable: reads drain it, then throw
+            fail(new SocketException("Connection reset"), false);
         }
     }
 
-    /** Rings the peer once for everything committed during this operation. */
-    private void finish() {
-        if (ringPending) {
-            ringPending = false;
+    /**
+     * Leaves the lock, then rings the peer once for everything committed meanwhile: outside the lock,
+     * so a waker the ring runs may take this session's lock itself.
+     */
+    private void unlockAndRing() {
+        boolean ring = ringPending;
+        ringPending = false;
+        lock.unlock();
+        if (ring) {
             link.ring();
         }
     }
 
     private void onFrame(ByteBuffer buffer, int offset, int length) {
         FrameFlyweight f = in.wrap(buffer, offset);
-        byte type = f.type();
         if (length < HEADER_LENGTH || f.payloadLength() != length - HEADER_LENGTH) {
             EngineCounters.PROTOCOL_ERRORS.increment();
+            return;
+        }
+        byte type = f.type();
+        if ((type == SYN || type == SYN_ACK) && length < HEADER_LENGTH + 8) {
+            EngineCounters.PROTOCOL_ERRORS.increment(); // no token payload to read
             return;
         }
         if (type == SYN ? state != LISTEN && f.payloadToken() != peerToken : f.token() != localToken) {
@@ -569,6 +599,9 @@ public final class Session {
             if (offset >= 0) {
                 out.wrap(link.sendBuffer(), offset).payloadToken(localToken);
                 commit(offset, SYN_ACK, (byte) 0, 8);
+                if (retransmitter == null) {
+                    peerAck = sndNxt; // a reliable link delivers it; nothing waits for its ack
+                }
             }
         }
     }
@@ -615,7 +648,9 @@ public final class Session {
         rcvNxt++;
         if (++unackedFrames >= config.ackFrames()) {
             ackNow = true;
-        } else if (ackDeadline == 0) {
+        } else if (ackDeadline == 0 && retransmitter != null) {
+            // on a reliable link nothing waits for this ACK: a reader waits only after consuming
+            // everything, which sends a window update, and a combining writer has its own timer
             ackDeadline = clock.getAsLong() + config.ackDelayNanos();
             timerSet();
         }
@@ -652,7 +687,7 @@ public final class Session {
         long edge = consumed + received.capacity();
         if (edge - edgeSent >= received.capacity() / 2) {
             ackNow = true;
-        } else if (ackDeadline == 0 && edge != edgeSent) {
+        } else if (ackDeadline == 0 && edge != edgeSent && retransmitter != null) {
             ackDeadline = clock.getAsLong() + config.ackDelayNanos();
             timerSet();
         }
@@ -692,7 +727,9 @@ public final class Session {
 
     /** Frames buffered bytes as credit and link allow; {@code force} overrides combining. */
     private void flush(boolean force) {
-        flushUnsent(force);
+        if (failure == null) { // a failed session sends nothing more (no FIN after a reset)
+            flushUnsent(force);
+        }
         watchCredit();
     }
 
@@ -710,6 +747,7 @@ public final class Session {
                 if (retransmitter != null) {
                     retransmitter.windowClosed(clock.getAsLong());
                 }
+                nagleDeadline = 0; // waiting for credit now, not for the timer
                 return;
             }
             int offset = claim(n);
@@ -722,7 +760,7 @@ public final class Session {
             commit(offset, DATA, (byte) 0, n);
         }
         nagleDeadline = 0;
-        if (outState == OUT_FIN_PENDING && state == ESTABLISHED) {
+        if (outState == OUT_FIN_PENDING && state == ESTABLISHED && (retransmitter == null || !retransmitter.isFull())) {
             int offset = claim(0);
             if (offset >= 0) {
                 finSeq = sndNxt;
@@ -803,10 +841,17 @@ public final class Session {
     }
 
     void fail(IOException e) {
+        fail(e, true);
+    }
+
+    /** Ends the connection with {@code e}; a reset drops unread data, a dead peer leaves it readable. */
+    private void fail(IOException e, boolean dropReceived) {
         if (failure == null) {
             failure = e;
             EngineCounters.RESETS.increment();
-            received.clear();
+            if (dropReceived) {
+                received.clear();
+            }
             unsent.clear();
             if (retransmitter != null) {
                 retransmitter.clear();

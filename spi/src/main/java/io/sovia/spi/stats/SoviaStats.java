@@ -72,6 +72,7 @@ public final class SoviaStats {
         sb.append("}, ");
         perPath(sb, "bytesSent", BYTES_SENT).append(", ");
         perPath(sb, "bytesReceived", BYTES_RECEIVED);
+        sb.append(", \"engine\": ").append(io.sovia.spi.engine.EngineCounters.toJson());
         return sb.append("}\n").toString();
     }
 

@@ -1,0 +1,179 @@
+package io.sovia.spi.engine;
+
+import java.io.IOException;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Runs two sessions over a {@link SimNetwork} on virtual time until a condition holds. Each step lets
+ * both apps do their next operation, polls both sessions, checks the invariants, then moves the clock
+ * to the earliest event: a frame delivery, a session timer, or (if an app made progress) a short app
+ * step. A stall (nothing scheduled but the condition unmet), too many steps or too much virtual time
+ * fails with the whole state, so a seed can be replayed and debugged.
+ */
+final class SimDriver {
+    /** Virtual nanos an app spends between operations when it is busy. */
+    static final long APP_STEP = 2_000;
+    /** Longest step while a stale deadline hides the real timers. */
+    static final long STALE_STEP_MAX = 100_000;
+    private long staleStep = APP_STEP / 2;
+    /** A time {@link #runFor} wants to reach even if nothing happens until then. */
+    private long horizon = Long.MAX_VALUE;
+    private int idleSteps;
+
+    final SimNetwork net;
+    final SimApp a;
+    final SimApp b;
+    final String label;
+    long maxSteps = 2_000_000;
+    long maxVirtualNanos = 60_000_000_000L;
+    /** Whether to let each app act; tests that script calls by hand turn these off. */
+    boolean aActive = true;
+    boolean bActive = true;
+    /** Whether to poll each session; off for one whose process "crashed". */
+    boolean aAlive = true;
+    boolean bAlive = true;
+    /** Whether to assert the flow-control invariant every step (off once a close discards input). */
+    boolean checkWindows = true;
+    /** The sessions' receive buffers, for that invariant. */
+    long receiveBufferA = Long.MAX_VALUE / 4;
+    long receiveBufferB = Long.MAX_VALUE / 4;
+    /** Runs at the start of every step, e.g. to inject frames. */
+    Runnable onStep = () -> { };
+    long steps;
+    /** Times a session reported a deadline poll() had already passed (a service thread would spin on it). */
+    long staleDeadlines;
+    final long start;
+
+    SimDriver(String label, SimNetwork net, SimApp a, SimApp b) {
+        this.label = label;
+        this.net = net;
+        this.a = a;
+        this.b = b;
+        this.start = net.now;
+    }
+
+    /** Runs for {@code nanos} of virtual time. */
+    void runFor(long nanos) {
+        long end = net.now + nanos;
+        horizon = end;
+        try {
+            runUntil("time to pass", () -> net.now - end >= 0);
+        } finally {
+            horizon = Long.MAX_VALUE;
+        }
+    }
+
+    /** Steps until {@code done}; fails with the state on a stall, an invariant break or an exception. */
+    void runUntil(String what, BooleanSupplier done) {
+        try {
+            while (!done.getAsBoolean()) {
+                if (++steps > maxSteps || net.now - start > maxVirtualNanos) {
+                    throw fail("too slow or livelocked: no " + what + " after " + steps + " steps, "
+                            + (net.now - start) + " ns", null);
+                }
+                onStep.run();
+                boolean progress = false;
+                if (aActive) {
+                    progress |= a.step();
+                }
+                if (bActive) {
+                    progress |= b.step();
+                }
+                if (aAlive) {
+                    a.session.poll();
+                }
+                if (bAlive) {
+                    b.session.poll();
+                }
+                checkWindow(a, b);
+                checkWindow(b, a);
+                if (done.getAsBoolean()) {
+                    return;
+                }
+                advance(progress, what);
+            }
+        } catch (Failure e) {
+            throw e;
+        } catch (IOException | RuntimeException | AssertionError e) {
+            throw fail("unexpected " + e, e);
+        }
+    }
+
+    /** Moves the clock to the next event; {@code progress}: an app did something and may do more soon. */
+    void advance(boolean progress, String what) {
+        boolean stale = false;
+        long next = net.nextDelivery();
+        for (SimApp app : new SimApp[] {a, b}) {
+            if (!(app == a ? aAlive : bAlive)) {
+                continue;
+            }
+            long d = app.session.nextDeadline();
+            if (d != 0 && d - net.now <= 0) {
+                // poll() just ran the timers, so a passed deadline is one it could not act on (window
+                // closed, link full): a service thread would spin on it. Count it, wait for real events.
+                staleDeadlines++;
+                stale = true;
+            } else if (d != 0) {
+                next = Math.min(next, d); // virtual times stay far from overflow, plain min is safe
+            }
+        }
+        if (stale) {
+            // the stale deadline hides the session's real next timer (nextDeadline() reports only the
+            // earliest), so look again soon, backing off while nothing else happens: timers may fire late
+            // by up to STALE_STEP_MAX, as they would not on a spinning service thread, but runs stay short
+            staleStep = Math.min(STALE_STEP_MAX, staleStep * 2);
+            next = Math.min(next, net.now + staleStep);
+        } else {
+            staleStep = APP_STEP / 2;
+        }
+        if (progress) {
+            next = Math.min(next, net.now + APP_STEP);
+        }
+        next = Math.min(next, horizon);
+        if (next == Long.MAX_VALUE) {
+            // a poll may have changed a session (e.g. noticed a dead peer) without anything scheduled:
+            // let the apps try once more before calling it a stall
+            if (++idleSteps > 2) {
+                throw fail("stall: nothing scheduled and no " + what, null);
+            }
+            next = net.now + APP_STEP;
+        } else {
+            idleSteps = 0;
+        }
+        net.now = Math.max(next, net.now + 1);
+    }
+
+    /**
+     * Flow control: the writer never framed more new data than the reader's app consumed plus its
+     * receive buffer (the window edge it can have advertised).
+     */
+    private void checkWindow(SimApp writer, SimApp reader) {
+        SimLink out = link(writer);
+        long limit = reader.read + receiveBuffer(reader);
+        if (checkWindows && out.uniqueDataBytes > limit) {
+            throw fail(writer.name + " sent " + out.uniqueDataBytes + " bytes, beyond the window edge " + limit, null);
+        }
+    }
+
+    SimLink link(SimApp app) {
+        return (SimLink) app.session.link();
+    }
+
+    private long receiveBuffer(SimApp reader) {
+        return reader == a ? receiveBufferA : receiveBufferB;
+    }
+
+    /** An assertion error naming the seed, the step and the whole state. */
+    AssertionError fail(String why, Throwable cause) {
+        return new Failure(label + ": " + why + "\n  at step " + steps + ", virtual "
+                + (net.now - start) + " ns, stale deadlines " + staleDeadlines + "\n  " + a + "\n  " + b + "\n  " + net
+                + "\n  engine " + EngineCounters.toJson(), cause);
+    }
+
+    /** A failure already carrying the state. */
+    static final class Failure extends AssertionError {
+        Failure(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}
