@@ -106,7 +106,8 @@ public final class PingPongApp {
             ByteBuffer header = ByteBuffer.allocateDirect(12).putInt(pings).putLong(streamBytes).flip();
             writeFully(ch, header);
             ByteBuffer ping = ByteBuffer.allocateDirect(PING);
-            int warmup = Math.min(pings / 10, 2_000);
+            // a quarter of the pings warm the JIT up before the clock starts
+            int warmup = pings / 4;
             long start = 0;
             for (int i = 0; i < pings; i++) {
                 if (i == warmup) {

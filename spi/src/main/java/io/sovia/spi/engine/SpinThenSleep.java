@@ -2,6 +2,7 @@ package io.sovia.spi.engine;
 
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.YieldingIdleStrategy;
 
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -36,7 +37,7 @@ public final class SpinThenSleep {
         boolean interrupted = false;
         try {
             long spinEnd = System.nanoTime() + spinNanos;
-            IdleStrategy idle = new BackoffIdleStrategy(32, 1_000_000, 1, 1);
+            IdleStrategy idle = idleStrategy();
             while (System.nanoTime() - spinEnd < 0) {
                 if (ready.getAsBoolean()) {
                     return true;
@@ -77,6 +78,15 @@ public final class SpinThenSleep {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * Spin a little, then yield; with one CPU (as {@code taskset} to one core shows it) yield at once:
+     * busy-spinning there only delays the peer that would produce what we wait for.
+     */
+    public static IdleStrategy idleStrategy() {
+        return Runtime.getRuntime().availableProcessors() > 1
+                ? new BackoffIdleStrategy(32, 1_000_000, 1, 1) : new YieldingIdleStrategy();
     }
 
     private static boolean expired(long deadline) {

@@ -1,7 +1,7 @@
 package io.sovia.spi.nio;
 
 import io.sovia.spi.config.SoviaConfig;
-import org.agrona.concurrent.BackoffIdleStrategy;
+import io.sovia.spi.engine.SpinThenSleep;
 import org.agrona.concurrent.IdleStrategy;
 
 import java.io.IOException;
@@ -178,7 +178,7 @@ final class SoviaSelector extends AbstractSelector {
             return pollOnly;
         }
         long end = System.nanoTime() + spinNanos;
-        IdleStrategy idle = new BackoffIdleStrategy(32, 1_000_000, 1, 1);
+        IdleStrategy idle = SpinThenSleep.idleStrategy();
         boolean kernelKeys = userKeys.size() < keys.size();
         while (System.nanoTime() - end < 0) {
             if (wakeupPending || Thread.currentThread().isInterrupted()) {
