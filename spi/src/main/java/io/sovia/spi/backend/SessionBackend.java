@@ -77,6 +77,18 @@ public final class SessionBackend implements SocketBackend {
         return session;
     }
 
+    /** The option values of a setup socket, which a session taking over its connection keeps. */
+    public static Map<SocketOption<?>, Object> optionsOf(SocketBackend tcp) throws IOException {
+        Map<SocketOption<?>, Object> values = new java.util.HashMap<>();
+        for (SocketOption<?> option : tcp.supportedOptions()) {
+            Object value = tcp.getOption(option);
+            if (value != null) {
+                values.put(option, value);
+            }
+        }
+        return values;
+    }
+
     @Override
     public Path path() {
         return path;

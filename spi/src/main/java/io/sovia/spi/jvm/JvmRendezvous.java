@@ -1,11 +1,9 @@
 package io.sovia.spi.jvm;
 
 import io.sovia.spi.link.JvmLinks;
+import io.sovia.spi.route.LocalAddresses;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.NetworkInterface;
-import java.net.SocketException;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,7 +20,6 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class JvmRendezvous {
     private static final Map<Integer, Set<InetSocketAddress>> LISTENERS = new ConcurrentHashMap<>();
     private static final Map<InetSocketAddress, JvmLinks> PENDING = new ConcurrentHashMap<>();
-    private static final Map<InetAddress, Boolean> LOCAL = new ConcurrentHashMap<>();
 
     private JvmRendezvous() {
     }
@@ -61,30 +58,11 @@ public final class JvmRendezvous {
         }
         for (InetSocketAddress bound : addresses) {
             if (bound.getAddress().equals(remote.getAddress())
-                    || (bound.getAddress().isAnyLocalAddress() && isLocal(remote.getAddress()))) {
+                    || (bound.getAddress().isAnyLocalAddress() && LocalAddresses.isLocal(remote.getAddress()))) {
                 return true;
             }
         }
         return false;
-    }
-
-    /** The address a client socket should bind to before connecting to {@code remote} on this host. */
-    public static InetAddress sourceFor(InetSocketAddress remote) {
-        InetAddress a = remote.getAddress();
-        return a.isAnyLocalAddress() ? InetAddress.getLoopbackAddress() : a;
-    }
-
-    private static boolean isLocal(InetAddress address) {
-        if (address.isLoopbackAddress() || address.isAnyLocalAddress()) {
-            return true;
-        }
-        return LOCAL.computeIfAbsent(address, a -> {
-            try {
-                return NetworkInterface.getByInetAddress(a) != null;
-            } catch (SocketException e) {
-                return false;
-            }
-        });
     }
 
     /** Parks {@code links} for the connection from {@code client} (the client's bound address). */

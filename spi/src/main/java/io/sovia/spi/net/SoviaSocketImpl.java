@@ -1,12 +1,11 @@
 package io.sovia.spi.net;
 
 import io.sovia.spi.backend.SessionBackend;
-import io.sovia.spi.jvm.JvmConnect;
-import io.sovia.spi.jvm.JvmRendezvous;
-import io.sovia.spi.link.JvmLinks;
 import io.sovia.spi.route.Path;
 import io.sovia.spi.route.Route;
 import io.sovia.spi.route.Router;
+import io.sovia.spi.route.Transport;
+import io.sovia.spi.route.Transports;
 import io.sovia.spi.stats.SoviaStats;
 import sun.net.PlatformSocketImpl;
 
@@ -20,6 +19,8 @@ import java.net.SocketException;
 import java.net.SocketImpl;
 import java.net.SocketOption;
 import java.net.SocketOptions;
+import java.net.StandardSocketOptions;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -39,8 +40,8 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
     private final SocketImpl delegate;
     private volatile SessionBackend session;
     private volatile int timeout;
-    /** A listener's address, recorded for same-JVM connects. */
-    private volatile InetSocketAddress listening;
+    /** A listener's side of each accelerated transport; set once by listen. */
+    private volatile List<Transport.TransportListener> listeners = List.of();
 
     SoviaSocketImpl(boolean server) {
         this.delegate = NioImpl.newImpl(server);
@@ -65,13 +66,16 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
     @Override
     protected void connect(SocketAddress remote, int timeout) throws IOException {
         Route route = Router.route(remote);
-        JvmConnect upgrade = null;
-        if (route.path() == Path.JVM) {
+        Transport.PendingConnect upgrade = null;
+        if (route.transport() != null) {
             if (localport <= 0) {
-                NioImpl.bind(delegate, JvmRendezvous.sourceFor((InetSocketAddress) remote), 0);
+                NioImpl.bind(delegate, Router.sourceFor((InetSocketAddress) remote), 0);
                 syncFields();
             }
-            upgrade = JvmConnect.offer(localAddress(), (InetSocketAddress) remote);
+            upgrade = route.transport().offer(localAddress(), (InetSocketAddress) remote);
+            if (upgrade == null) {
+                route = Route.tcp(route.path().key() + "-unavailable");
+            }
         }
         try {
             NioImpl.connect(delegate, remote, timeout);
@@ -107,8 +111,7 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
     protected void listen(int backlog) throws IOException {
         NioImpl.listen(delegate, backlog);
         if (SoviaSocketImplFactory.isPlatformHooked()) {
-            listening = localAddress();
-            JvmRendezvous.listening(listening);
+            listeners = Transports.listen(localAddress());
         }
     }
 
@@ -118,9 +121,11 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
             // The JDK made the target itself (our factory failed for it): it can only carry TCP, so a
             // same-JVM client waiting to be claimed is reset rather than left hanging.
             NioImpl.accept(delegate, target);
-            JvmLinks orphan = JvmRendezvous.claim(new InetSocketAddress(NioImpl.address(target), NioImpl.port(target)));
+            SessionBackend orphan = claim(new InetSocketAddress(NioImpl.address(target), NioImpl.port(target)),
+                    new InetSocketAddress(NioImpl.localPort(target)), target);
             if (orphan != null) {
-                orphan.server().close();
+                orphan.setOption(StandardSocketOptions.SO_LINGER, 0);
+                orphan.close();
             }
             SoviaStats.connection(Path.TCP);
             return;
@@ -128,13 +133,31 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
         SoviaSocketImpl accepted = (SoviaSocketImpl) target;
         NioImpl.accept(delegate, accepted.delegate);
         accepted.syncFields();
-        JvmLinks links = JvmRendezvous.claim(new InetSocketAddress(accepted.address, accepted.port));
-        if (links != null) {
-            accepted.session = JvmConnect.accept(links, accepted.localAddress(),
-                    new InetSocketAddress(accepted.address, accepted.port), NioImpl.options(accepted.delegate), false);
+        SessionBackend session = claim(new InetSocketAddress(accepted.address, accepted.port),
+                accepted.localAddress(), accepted.delegate);
+        if (session != null) {
+            accepted.session = session;
             NioImpl.close(accepted.delegate);
         }
-        SoviaStats.connection(accepted.session == null ? Path.TCP : Path.JVM);
+        SoviaStats.connection(session == null ? Path.TCP : session.path());
+    }
+
+    /** Whether a client offered the connection just accepted into {@code impl} on an accelerated path. */
+    private SessionBackend claim(InetSocketAddress remote, InetSocketAddress local, SocketImpl impl) throws IOException {
+        for (Transport.TransportListener listener : listeners) {
+            SessionBackend s;
+            try {
+                s = listener.claim(remote, local, () -> NioImpl.options(impl), false);
+            } catch (IOException | RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IOException(e);
+            }
+            if (s != null) {
+                return s;
+            }
+        }
+        return null;
     }
 
     /** SocketImpl's protected fields are read by Socket and by subclasses; keep them as the delegate's. */
@@ -177,11 +200,10 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
         } else {
             NioImpl.close(delegate);
         }
-        InetSocketAddress l = listening;
-        if (l != null) {
-            listening = null;
-            JvmRendezvous.closed(l);
+        for (Transport.TransportListener listener : listeners) {
+            listener.close();
         }
+        listeners = List.of();
     }
 
     @Override

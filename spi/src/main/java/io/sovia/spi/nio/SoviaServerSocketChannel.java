@@ -2,8 +2,9 @@ package io.sovia.spi.nio;
 
 import io.sovia.spi.backend.ServerBackend;
 import io.sovia.spi.backend.SocketBackend;
-import io.sovia.spi.jvm.JvmConnect;
-import io.sovia.spi.jvm.JvmRendezvous;
+import io.sovia.spi.backend.SessionBackend;
+import io.sovia.spi.route.Transport;
+import io.sovia.spi.route.Transports;
 import io.sovia.spi.stats.SoviaStats;
 
 import java.io.IOException;
@@ -19,6 +20,7 @@ import java.nio.channels.SelectableChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.spi.SelectorProvider;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 
@@ -30,8 +32,8 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
     private final ServerBackend backend;
     private final ChannelKeys keys = new ChannelKeys();
     private volatile ServerSocketAdaptor socket;
-    /** Where this listener is bound, recorded for same-JVM connects; null until bound. */
-    private volatile InetSocketAddress bound;
+    /** This listener's side of each accelerated transport; set once by bind. */
+    private volatile List<Transport.TransportListener> listeners = List.of();
 
     SoviaServerSocketChannel(SelectorProvider provider, ServerBackend backend) {
         super(provider);
@@ -52,8 +54,7 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
     public ServerSocketChannel bind(SocketAddress local, int backlog) throws IOException {
         ensureOpen();
         backend.bind(local, backlog);
-        bound = (InetSocketAddress) backend.localAddress();
-        JvmRendezvous.listening(bound);
+        listeners = Transports.listen((InetSocketAddress) backend.localAddress());
         return this;
     }
 
@@ -131,9 +132,30 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
         if (tcp == null) {
             return null;
         }
-        SocketBackend b = JvmConnect.claim(tcp, true);
+        SocketBackend b = claim(tcp);
         SoviaStats.connection(b.path());
         return new SoviaSocketChannel(provider(), b);
+    }
+
+    /** Whether a client offered this connection on an accelerated path: then it moves there. */
+    private SocketBackend claim(SocketBackend tcp) throws IOException {
+        InetSocketAddress remote = (InetSocketAddress) tcp.remoteAddress();
+        InetSocketAddress local = (InetSocketAddress) tcp.localAddress();
+        for (Transport.TransportListener listener : listeners) {
+            SessionBackend session;
+            try {
+                session = listener.claim(remote, local, () -> SessionBackend.optionsOf(tcp), true);
+            } catch (IOException | RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IOException(e);
+            }
+            if (session != null) {
+                tcp.close();
+                return session;
+            }
+        }
+        return tcp;
     }
 
     /** Closes this channel after its backend's JDK channel took an interrupt and closed itself. */
@@ -176,8 +198,8 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
     @Override
     protected void implCloseSelectableChannel() throws IOException {
         backend.close();
-        if (bound != null) {
-            JvmRendezvous.closed(bound);
+        for (Transport.TransportListener listener : listeners) {
+            listener.close();
         }
     }
 

@@ -1,8 +1,8 @@
 package io.sovia.spi.nio;
 
+import io.sovia.spi.backend.SessionBackend;
 import io.sovia.spi.backend.SocketBackend;
-import io.sovia.spi.jvm.JvmConnect;
-import io.sovia.spi.jvm.JvmRendezvous;
+import io.sovia.spi.route.Transport;
 import io.sovia.spi.route.Path;
 import io.sovia.spi.route.Route;
 import io.sovia.spi.route.Router;
@@ -42,8 +42,8 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
     private final ChannelKeys keys = new ChannelKeys();
     /** The route of a pending non-blocking connect, counted when it completes; guarded by {@code this}. */
     private Route pendingRoute;
-    /** A jvm-path connect waiting for its TCP setup to complete; guarded by {@code this}. */
-    private JvmConnect upgrade;
+    /** An accelerated connect waiting for its TCP setup to complete; guarded by {@code this}. */
+    private Transport.PendingConnect upgrade;
     private volatile boolean inputShutdown;
     private volatile boolean outputShutdown;
     /** Caches for the adaptor, see {@link #localAddressOrNull()}. */
@@ -152,16 +152,24 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
         return endConnect(route, connectStep(() -> backend.connect(remote) ? 1 : 0));
     }
 
-    /** For the jvm path: bind the TCP socket, then park the session link for the accept to claim. */
+    /**
+     * For an accelerated path: bind the TCP setup socket (the accept finds the offer by its address),
+     * then offer the connection on the path. A path that turns out unusable means TCP.
+     */
     private Route prepareUpgrade(Route route, SocketAddress remote) throws IOException {
-        if (route.path() != Path.JVM) {
+        if (route.transport() == null) {
             return route;
         }
+        InetSocketAddress to = (InetSocketAddress) remote;
         if (backend.localAddress() == null) {
-            backend.bind(new InetSocketAddress(JvmRendezvous.sourceFor((InetSocketAddress) remote), 0));
+            backend.bind(new InetSocketAddress(Router.sourceFor(to), 0));
+        }
+        Transport.PendingConnect offer = route.transport().offer((InetSocketAddress) backend.localAddress(), to);
+        if (offer == null) {
+            return Route.tcp(route.path().key() + "-unavailable");
         }
         synchronized (this) {
-            upgrade = JvmConnect.offer((InetSocketAddress) backend.localAddress(), (InetSocketAddress) remote);
+            upgrade = offer;
         }
         return route;
     }
@@ -208,7 +216,7 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
         }
         SocketBackend tcp = backend;
         SocketBackend session = upgrade.complete((InetSocketAddress) tcp.remoteAddress(), tcp::close,
-                JvmConnect.options(tcp), true);
+                SessionBackend.optionsOf(tcp), true);
         upgrade = null;
         session.configureBlocking(isBlocking());
         backend = session;

@@ -3,13 +3,19 @@ package io.sovia.spi.route;
 import java.util.Objects;
 
 /**
- * The Router's decision for one connect: the path and, when it is TCP, why no faster path was taken.
+ * The Router's decision for one connect.
  *
- * @param path   the path chosen
- * @param reason for {@link Path#TCP}, the fallback reason as it appears in the stats file; null otherwise
+ * @param path      the path chosen
+ * @param reason    for {@link Path#TCP}, the fallback reason as it appears in the stats file; else null
+ * @param transport the transport of an accelerated path; null for TCP
  */
-public record Route(Path path, String reason) {
+public record Route(Path path, String reason, Transport transport) {
     public Route {
         Objects.requireNonNull(path, "path");
+    }
+
+    /** The TCP route for {@code reason}. */
+    public static Route tcp(String reason) {
+        return new Route(Path.TCP, reason, null);
     }
 }

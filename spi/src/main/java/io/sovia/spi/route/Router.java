@@ -1,36 +1,48 @@
 package io.sovia.spi.route;
 
 import io.sovia.spi.config.SoviaConfig;
-import io.sovia.spi.jvm.JvmRendezvous;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 
 /**
- * Picks the path for each outgoing connection (DESIGN section 1): jvm when a Sovia listener in this JVM
- * will accept it, otherwise the JDK's TCP with the reason. shm and eth come in later stages.
+ * Picks the path for each outgoing connection (DESIGN section 1): the fastest transport that reaches
+ * the destination and that {@code sovia.paths} allows, otherwise the JDK's TCP with the reason.
  */
 public final class Router {
     /** Fallback reason when no accelerated path reaches a destination. */
     public static final String NO_TRANSPORT = "no-transport";
-    /** Fallback reason when {@code sovia.paths} excludes every accelerated path. */
+    /** Fallback reason when {@code sovia.paths} excludes every path that reaches it. */
     public static final String DISABLED = "disabled";
 
-    private static final Route JVM = new Route(Path.JVM, null);
-    private static final Route TCP_NO_TRANSPORT = new Route(Path.TCP, NO_TRANSPORT);
-    private static final Route TCP_DISABLED = new Route(Path.TCP, DISABLED);
+    private static final Route TCP_NO_TRANSPORT = Route.tcp(NO_TRANSPORT);
+    private static final Route TCP_DISABLED = Route.tcp(DISABLED);
 
     private Router() {
     }
 
     /** The route for a connect to {@code remote}. Never throws; anything unexpected means TCP. */
     public static Route route(SocketAddress remote) {
-        if (!(remote instanceof InetSocketAddress)) {
+        if (!(remote instanceof InetSocketAddress) || ((InetSocketAddress) remote).isUnresolved()) {
             return TCP_NO_TRANSPORT;
         }
-        if (!SoviaConfig.pathAllowed("jvm")) {
-            return TCP_DISABLED;
+        InetSocketAddress to = (InetSocketAddress) remote;
+        boolean disabled = false;
+        for (Transport t : Transports.all()) {
+            if (t.reaches(to)) {
+                if (SoviaConfig.pathAllowed(t.path().key())) {
+                    return new Route(t.path(), null, t);
+                }
+                disabled = true;
+            }
         }
-        return JvmRendezvous.hasListener((InetSocketAddress) remote) ? JVM : TCP_NO_TRANSPORT;
+        return disabled ? TCP_DISABLED : TCP_NO_TRANSPORT;
+    }
+
+    /** The address a client socket binds to before its TCP setup to {@code remote} on this host. */
+    public static InetAddress sourceFor(InetSocketAddress remote) {
+        InetAddress a = remote.getAddress();
+        return a.isAnyLocalAddress() ? InetAddress.getLoopbackAddress() : a;
     }
 }

@@ -1,0 +1,58 @@
+package io.sovia.spi.route;
+
+import io.sovia.spi.config.SoviaLog;
+import io.sovia.spi.jvm.JvmTransport;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.ServiceConfigurationError;
+import java.util.ServiceLoader;
+
+/**
+ * The accelerated transports of this JVM, fastest first: jvm, then those found by ServiceLoader in
+ * {@link Path} order (shm, eth). A transport that fails to load is left out with one log line.
+ */
+public final class Transports {
+    private static final List<Transport> ALL = load();
+
+    private Transports() {
+    }
+
+    private static List<Transport> load() {
+        List<Transport> list = new ArrayList<>();
+        list.add(new JvmTransport());
+        try {
+            for (Transport t : ServiceLoader.load(Transport.class, Transports.class.getClassLoader())) {
+                list.add(t);
+            }
+        } catch (ServiceConfigurationError | RuntimeException | LinkageError e) {
+            SoviaLog.warn("an accelerated transport failed to load; its path falls back to TCP", e);
+        }
+        list.sort((a, b) -> a.path().compareTo(b.path()));
+        return Collections.unmodifiableList(list);
+    }
+
+    /** Fastest first. */
+    public static List<Transport> all() {
+        return ALL;
+    }
+
+    /** A listener bound at {@code bound}: its side of every transport that takes connects for it. */
+    public static List<Transport.TransportListener> listen(InetSocketAddress bound) {
+        List<Transport.TransportListener> listeners = new ArrayList<>();
+        for (Transport t : ALL) {
+            try {
+                Transport.TransportListener l = t.listen(bound);
+                if (l != null) {
+                    listeners.add(l);
+                }
+            } catch (IOException | RuntimeException e) {
+                SoviaLog.warn("listener at " + bound + " takes no " + t.path().key() + " connects", e);
+            }
+        }
+        return listeners;
+    }
+}
