@@ -11,7 +11,7 @@ import java.nio.ByteBuffer;
  * reliable links, which pay nothing for it. Guarded by the session's lock.
  */
 final class Retransmitter {
-    private final Session session;
+    private final SessionMachine session;
     private final SessionConfig config;
     private final RetransmitQueue queue;
     private long srtt;
@@ -20,7 +20,7 @@ final class Retransmitter {
     private long probeDeadline;
     private int rounds;
 
-    Retransmitter(Session session, SessionConfig config, int maxFrameLength) {
+    Retransmitter(SessionMachine session, SessionConfig config, int maxFrameLength) {
         this.session = session;
         this.config = config;
         this.queue = new RetransmitQueue(config.windowFrames(), maxFrameLength);

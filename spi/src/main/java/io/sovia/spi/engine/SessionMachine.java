@@ -1,0 +1,432 @@
+package io.sovia.spi.engine;
+
+import java.io.IOException;
+import java.net.SocketException;
+import java.nio.ByteBuffer;
+import java.security.SecureRandom;
+import java.util.function.LongSupplier;
+
+import static io.sovia.spi.engine.FrameFlyweight.ACK;
+import static io.sovia.spi.engine.FrameFlyweight.DATA;
+import static io.sovia.spi.engine.FrameFlyweight.FIN;
+import static io.sovia.spi.engine.FrameFlyweight.FIN_ACK;
+import static io.sovia.spi.engine.FrameFlyweight.FLAG_PROBE;
+import static io.sovia.spi.engine.FrameFlyweight.HEADER_LENGTH;
+import static io.sovia.spi.engine.FrameFlyweight.RST;
+import static io.sovia.spi.engine.FrameFlyweight.SYN;
+import static io.sovia.spi.engine.FrameFlyweight.SYN_ACK;
+
+/**
+ * The connection state machine of one {@link Session}: its states, every transition, and the dispatch
+ * of arriving frames. The data directions are the {@link SessionSender} and the {@link SessionReceiver};
+ * the session around it adds the lock and the waking.
+ *
+ * <p>States only move forward: the connection goes LISTEN or SYN_SENT, then ESTABLISHED; each direction
+ * closes on its own (output: OPEN, FIN_PENDING, FIN_SENT, FIN_ACKED; input: OPEN, FIN_RECEIVED); a reset
+ * or a dead peer ends everything with {@link #failure}.
+ *
+ * <p>Guarded by the session's lock: every method runs under it.
+ */
+final class SessionMachine {
+    static final int LISTEN = 0;
+    static final int SYN_SENT = 1;
+    static final int ESTABLISHED = 2;
+
+    static final int OUT_OPEN = 0;
+    static final int OUT_FIN_PENDING = 1;
+    static final int OUT_FIN_SENT = 2;
+    static final int OUT_FIN_ACKED = 3;
+
+    static final int IN_OPEN = 0;
+    static final int IN_FIN_RECEIVED = 1;
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final Link link;
+    private final SessionConfig config;
+    private final LongSupplier clock;
+    private final FrameFlyweight in = new FrameFlyweight();
+    private final FrameHandler handler = this::onFrame;
+    /** Null on a reliable link. */
+    private final Retransmitter retransmitter;
+    private final SessionReceiver receiver;
+    private final SessionSender sender;
+    private final long localToken;
+
+    /** Connection and direction states; guarded by the session's lock, like every field below. */
+    private int state;
+    private int outState;
+    private int inState;
+    private boolean inputShutdown;
+    private boolean appClosed;
+    /** The peer closed its end after its FIN: reads still drain, writes fail with "Broken pipe". */
+    private boolean peerClosed;
+    private IOException failure;
+
+    /**
+     * @param timerSet    runs when a timer is set, so the service thread comes to run it
+     * @param creditWaker registered with {@code waiters} while written bytes wait for credit
+     */
+    SessionMachine(Link link, SessionConfig config, LongSupplier clock, SessionWaiters waiters,
+                   Runnable timerSet, Runnable creditWaker) {
+        this.link = link;
+        this.config = config;
+        this.clock = clock;
+        this.localToken = RANDOM.nextLong() | 1L;
+        this.retransmitter = link.isReliable() ? null : new Retransmitter(this, config, link.maxFrameLength());
+        this.receiver = new SessionReceiver(config, clock, timerSet, retransmitter != null);
+        this.sender = new SessionSender(link, config, clock, receiver, retransmitter, waiters, timerSet,
+                creditWaker, RANDOM.nextInt());
+    }
+
+    void connect() {
+        state = SYN_SENT;
+        if (!sender.sendHandshake(SYN, localToken)) {
+            fail(new SocketException("Connection refused: link full"));
+        }
+    }
+
+    void listen() {
+        state = LISTEN;
+    }
+
+    void setNoDelay(boolean on) {
+        sender.noDelay(on);
+        if (on) {
+            flush(true);
+        }
+    }
+
+    boolean noDelay() {
+        return sender.noDelay();
+    }
+
+    void flush() {
+        poll();
+        flush(true);
+    }
+
+    int read(ByteBuffer dst) throws IOException {
+        flush(true);
+        receiver.offerDirect(dst);
+        try {
+            poll();
+        } finally {
+            receiver.endDirect();
+        }
+        return endRead(receiver.take(dst));
+    }
+
+    int read(byte[] b, int off, int len) throws IOException {
+        flush(true);
+        poll();
+        return endRead(receiver.take(b, off, len));
+    }
+
+    private int endRead(int n) throws IOException {
+        if (n > 0) {
+            receiver.consumed(n);
+            return n;
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        return inState == IN_FIN_RECEIVED || inputShutdown ? -1 : 0;
+    }
+
+    int available() {
+        poll();
+        return receiver.size();
+    }
+
+    int write(ByteBuffer src) throws IOException {
+        poll();
+        if (failure != null) {
+            throw failure;
+        }
+        if (outState != OUT_OPEN) {
+            throw new SocketException("Socket output is shutdown");
+        }
+        if (peerClosed) {
+            throw new SocketException("Broken pipe");
+        }
+        boolean large = src.remaining() >= config.smallWrite();
+        flush(large);
+        int total = sender.accept(src, large, state == ESTABLISHED);
+        flush(large);
+        return total;
+    }
+
+    void shutdownOutput() {
+        if (outState == OUT_OPEN && failure == null) {
+            outState = OUT_FIN_PENDING;
+            flush(true);
+        }
+    }
+
+    void shutdownInput() {
+        inputShutdown = true;
+        receiver.discardBuffered();
+    }
+
+    void close() {
+        poll();
+        if (!receiver.isEmpty()) {
+            abort();
+        } else {
+            appClosed = true;
+            inputShutdown = true;
+            if (outState == OUT_OPEN) {
+                outState = OUT_FIN_PENDING;
+            }
+            flush(true);
+        }
+    }
+
+    void abort() {
+        appClosed = true;
+        if (failure == null) {
+            sender.sendControl(RST);
+            fail(new SocketException("Socket closed"));
+        }
+    }
+
+    boolean isFinished() {
+        poll();
+        if (failure != null) {
+            return true;
+        }
+        boolean delivered = retransmitter == null ? outState >= OUT_FIN_SENT : outState == OUT_FIN_ACKED;
+        return appClosed && (delivered || peerClosed);
+    }
+
+    boolean isReadable() {
+        poll();
+        return !receiver.isEmpty() || inState == IN_FIN_RECEIVED || inputShutdown || failure != null;
+    }
+
+    boolean isWritable() {
+        poll();
+        return failure != null || outState != OUT_OPEN || sender.hasRoom();
+    }
+
+    boolean isEstablished() {
+        return state == ESTABLISHED;
+    }
+
+    long nextDeadline() {
+        long d = earliest(receiver.ackDeadline(), sender.nagleDeadline());
+        return retransmitter == null ? d : earliest(d, retransmitter.deadline());
+    }
+
+    private static long earliest(long a, long b) {
+        return a == 0 ? b : b == 0 ? a : Math.min(a, b);
+    }
+
+    /** Whether frames were committed that the peer must be rung for; the caller rings, outside the lock. */
+    boolean takeRing() {
+        return sender.takeRing();
+    }
+
+    /** Processes arrived frames and due timers; returns whether any frame arrived. */
+    boolean poll() {
+        boolean any = link.poll(handler, Integer.MAX_VALUE) > 0;
+        if (!any && failure == null && !link.isPeerAlive()) {
+            peerGone();
+        }
+        if (failure != null) { // a failed session keeps no timers and sends nothing more
+            receiver.cancelAck();
+            sender.cancelNagle();
+            return any;
+        }
+        long now = clock.getAsLong();
+        if (retransmitter != null) {
+            retransmitter.onTime(now);
+        }
+        if (sender.nagleDue(now)) {
+            flush(true);
+        }
+        if (receiver.ackDue(now)) {
+            sender.sendAck((byte) 0);
+        }
+        flush(false);
+        return any;
+    }
+
+    private void peerGone() {
+        if (inState == IN_FIN_RECEIVED) {
+            peerClosed = true;
+            sender.dropUnsent();
+        } else {
+            // what arrived before the peer died stays readable: reads drain it, then throw
+            fail(new SocketException("Connection reset"), false);
+        }
+    }
+
+    private void onFrame(ByteBuffer buffer, int offset, int length) {
+        FrameFlyweight f = in.wrap(buffer, offset);
+        if (length < HEADER_LENGTH || f.payloadLength() != length - HEADER_LENGTH) {
+            EngineCounters.PROTOCOL_ERRORS.increment();
+            return;
+        }
+        byte type = f.type();
+        if ((type == SYN || type == SYN_ACK) && length < HEADER_LENGTH + 8) {
+            EngineCounters.PROTOCOL_ERRORS.increment(); // no token payload to read
+            return;
+        }
+        if (type == SYN ? state != LISTEN && f.payloadToken() != sender.peerToken() : f.token() != localToken) {
+            EngineCounters.BAD_TOKENS.increment();
+            return;
+        }
+        if (failure != null || (state == LISTEN && type != SYN) || (state == SYN_SENT && type != SYN_ACK)) {
+            // nothing but the handshake is expected yet; the sender will repeat what matters
+            EngineCounters.OUT_OF_ORDER.increment();
+            return;
+        }
+        if (type != SYN) {
+            sender.onAck(f.ack(), f.window());
+            if (outState == OUT_FIN_SENT && retransmitter != null && sender.finAcknowledged()) {
+                outState = OUT_FIN_ACKED;
+            }
+        }
+        if (FrameFlyweight.isSequenced(type)) {
+            if ((type == SYN && state == LISTEN) || (type == SYN_ACK && state == SYN_SENT)) {
+                receiver.expect(f.seq());
+            }
+            if (!receiver.isNext(f.seq())) {
+                EngineCounters.OUT_OF_ORDER.increment();
+                receiver.ackAtOnce();
+                return;
+            }
+        }
+        switch (type) {
+            case SYN:
+                onSyn(f);
+                break;
+            case SYN_ACK:
+                onSynAck(f);
+                break;
+            case DATA:
+                onData(f, buffer);
+                break;
+            case FIN:
+                receiver.advance();
+                inState = IN_FIN_RECEIVED;
+                sender.sendControl(FIN_ACK);
+                break;
+            case FIN_ACK:
+                if (outState == OUT_FIN_SENT && retransmitter == null) {
+                    outState = OUT_FIN_ACKED;
+                }
+                break;
+            case RST:
+                fail(new SocketException("Connection reset"));
+                break;
+            case ACK:
+                if ((f.flags() & FLAG_PROBE) != 0) {
+                    receiver.ackAtOnce();
+                }
+                break;
+            default:
+                EngineCounters.PROTOCOL_ERRORS.increment();
+        }
+    }
+
+    private void onSyn(FrameFlyweight f) {
+        sender.peerToken(f.payloadToken());
+        receiver.expect(f.seq() + 1);
+        sender.widenWindow(f.window());
+        if (state == LISTEN) {
+            state = ESTABLISHED;
+            if (sender.sendHandshake(SYN_ACK, localToken) && retransmitter == null) {
+                sender.assumeAcknowledged();
+            }
+        }
+    }
+
+    private void onSynAck(FrameFlyweight f) {
+        if (state != SYN_SENT) {
+            return;
+        }
+        sender.peerToken(f.payloadToken());
+        receiver.expect(f.seq() + 1);
+        state = ESTABLISHED;
+        if (retransmitter != null) {
+            receiver.ackAtOnce(); // the peer keeps its SYN_ACK until this arrives
+        }
+    }
+
+    private void onData(FrameFlyweight f, ByteBuffer buffer) {
+        int length = f.payloadLength();
+        if (appClosed) {
+            receiver.advance();
+            abort();
+            return;
+        }
+        if (inputShutdown) {
+            receiver.discard(length);
+            return;
+        }
+        if (!receiver.accept(buffer, f.payloadOffset(), length)) {
+            // the peer overran the window we advertised
+            EngineCounters.PROTOCOL_ERRORS.increment();
+            if (retransmitter == null) {
+                fail(new SocketException("Connection reset: peer overran the receive window"));
+            }
+        }
+    }
+
+    /** Frames buffered bytes, then a pending FIN, as credit and link allow; {@code force} overrides combining. */
+    private void flush(boolean force) {
+        if (failure == null // a failed session sends nothing more (no FIN after a reset)
+                && sender.flushUnsent(force, state == ESTABLISHED)
+                && outState == OUT_FIN_PENDING && state == ESTABLISHED && sender.sendFin()) {
+            outState = OUT_FIN_SENT;
+        }
+        watchCredit();
+    }
+
+    private void watchCredit() {
+        sender.watchCredit(failure == null && waitsForCredit());
+    }
+
+    /** Whether data or FIN wait for credit, so a lost window update must be probed for. */
+    boolean waitsForCredit() {
+        return sender.hasUnsent() || outState == OUT_FIN_PENDING;
+    }
+
+    /** Resends a kept frame with the current ack and window (called by the retransmitter). */
+    boolean resend(ByteBuffer frame, int frameOffset, int length) {
+        return sender.resend(frame, frameOffset, length);
+    }
+
+    void sendAck(byte flags) {
+        sender.sendAck(flags);
+    }
+
+    void fail(IOException e) {
+        fail(e, true);
+    }
+
+    /** Ends the connection with {@code e}; a reset drops unread data, a dead peer leaves it readable. */
+    private void fail(IOException e, boolean dropReceived) {
+        if (failure == null) {
+            failure = e;
+            EngineCounters.RESETS.increment();
+            if (dropReceived) {
+                receiver.clear();
+            }
+            sender.dropUnsent();
+            if (retransmitter != null) {
+                retransmitter.clear();
+            }
+            watchCredit();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Session[state=" + state + ", out=" + outState + ", in=" + inState
+                + (failure == null ? "" : ", failed: " + failure.getMessage()) + ']';
+    }
+}

@@ -1,0 +1,186 @@
+package io.sovia.spi.engine;
+
+import java.nio.ByteBuffer;
+import java.util.function.LongSupplier;
+
+/**
+ * The inbound half of a {@link SessionMachine}: the next sequence number expected, the receive buffer of
+ * bytes arrived but not yet read, and when to acknowledge. A separate ACK is due after {@code ackFrames}
+ * frames or once half the buffer was freed; on an unreliable link also after {@code ackDelayNanos}. Any
+ * frame the {@link SessionSender} sends carries the ack and window, so it settles what was due. Guarded
+ * by the session's lock.
+ */
+final class SessionReceiver {
+    private final SessionConfig config;
+    private final LongSupplier clock;
+    /** Tells the session a timer was set (a delayed ACK). */
+    private final Runnable timerSet;
+    /** Whether the peer keeps its frames until acknowledged, so a delayed ACK must not wait forever. */
+    private final boolean lossy;
+    private final ByteRing received;
+
+    /** The next sequence number expected from the peer. Guarded by the session's lock. */
+    private int rcvNxt;
+    /** Ack state: sequenced frames received since we last sent anything, and the edge last sent.
+     *  Guarded by the session's lock. */
+    private int unackedFrames;
+    private long edgeSent;
+    private boolean ackNow;
+    private long ackDeadline;
+    /** Data bytes the app consumed (or that were discarded), which opens the window we advertise.
+     *  Guarded by the session's lock. */
+    private long consumed;
+    /** During a read with nothing buffered, arriving data is copied straight here. Guarded by the
+     *  session's lock. */
+    private ByteBuffer directTarget;
+    private int directDelivered;
+
+    SessionReceiver(SessionConfig config, LongSupplier clock, Runnable timerSet, boolean lossy) {
+        this.config = config;
+        this.clock = clock;
+        this.timerSet = timerSet;
+        this.lossy = lossy;
+        this.received = new ByteRing(config.receiveBuffer());
+    }
+
+    int rcvNxt() {
+        return rcvNxt;
+    }
+
+    /** The handshake tells where the peer's sequence starts. */
+    void expect(int seq) {
+        rcvNxt = seq;
+    }
+
+    boolean isNext(int seq) {
+        return seq == rcvNxt;
+    }
+
+    /** Counts an in-order sequenced frame that brings nothing to keep. */
+    void advance() {
+        rcvNxt++;
+    }
+
+    /** Counts an in-order DATA frame whose {@code length} bytes nobody will read, reopening the window. */
+    void discard(int length) {
+        rcvNxt++;
+        consumed(length);
+    }
+
+    /** The absolute stream offset up to which the peer may send. */
+    long edge() {
+        return consumed + received.capacity();
+    }
+
+    /** A frame carrying the current ack and window {@code edge} was sent: no separate ACK is owed. */
+    void acknowledged(long edge) {
+        edgeSent = edge;
+        unackedFrames = 0;
+        ackDeadline = 0;
+        ackNow = false;
+    }
+
+    /** A resent frame advertised {@code edge}; its ack is as old as the frame, so the ack state stays. */
+    void advertised(long edge) {
+        edgeSent = edge;
+    }
+
+    void ackAtOnce() {
+        ackNow = true;
+    }
+
+    boolean ackDue(long now) {
+        return ackNow || (ackDeadline != 0 && now - ackDeadline >= 0);
+    }
+
+    long ackDeadline() {
+        return ackDeadline;
+    }
+
+    void cancelAck() {
+        ackNow = false;
+        ackDeadline = 0;
+    }
+
+    /**
+     * Keeps an in-order DATA payload: straight into the waiting reader's buffer as far as it fits, the
+     * rest in the receive buffer. Returns false, counting nothing, when the peer overran the window.
+     */
+    boolean accept(ByteBuffer buffer, int offset, int length) {
+        int direct = 0;
+        if (directTarget != null && received.isEmpty()) {
+            direct = Math.min(length, directTarget.remaining());
+            directTarget.put(directTarget.position(), buffer, offset, direct);
+            directTarget.position(directTarget.position() + direct);
+            directDelivered += direct;
+        }
+        if (length - direct > received.free()) {
+            return false;
+        }
+        received.appendAt(buffer, offset + direct, length - direct);
+        rcvNxt++;
+        if (++unackedFrames >= config.ackFrames()) {
+            ackNow = true;
+        } else if (ackDeadline == 0 && lossy) {
+            // on a reliable link nothing waits for this ACK: a reader waits only after consuming
+            // everything, which sends a window update, and a combining writer has its own timer
+            ackDeadline = clock.getAsLong() + config.ackDelayNanos();
+            timerSet.run();
+        }
+        return true;
+    }
+
+    /** The app read {@code n} bytes (or they were dropped): the window opens, which may be worth an ACK. */
+    void consumed(int n) {
+        consumed += n;
+        long edge = edge();
+        if (edge - edgeSent >= received.capacity() / 2) {
+            ackNow = true;
+        } else if (ackDeadline == 0 && edge != edgeSent && lossy) {
+            ackDeadline = clock.getAsLong() + config.ackDelayNanos();
+            timerSet.run();
+        }
+    }
+
+    /** Lets frames polled until {@link #endDirect()} fill {@code dst} directly, if nothing is buffered. */
+    void offerDirect(ByteBuffer dst) {
+        if (received.isEmpty() && dst.hasRemaining()) {
+            directTarget = dst;
+            directDelivered = 0;
+        }
+    }
+
+    void endDirect() {
+        directTarget = null;
+    }
+
+    /** Moves buffered bytes into {@code dst}; returns them plus those delivered directly meanwhile. */
+    int take(ByteBuffer dst) {
+        int n = directDelivered + received.take(dst);
+        directDelivered = 0;
+        return n;
+    }
+
+    int take(byte[] b, int off, int len) {
+        return received.take(b, off, len);
+    }
+
+    int size() {
+        return received.size();
+    }
+
+    boolean isEmpty() {
+        return received.isEmpty();
+    }
+
+    /** Drops what is buffered as if read, so the window reopens. */
+    void discardBuffered() {
+        consumed(received.size());
+        received.clear();
+    }
+
+    /** Drops what is buffered without reopening the window: the connection is over. */
+    void clear() {
+        received.clear();
+    }
+}

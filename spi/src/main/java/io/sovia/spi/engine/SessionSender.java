@@ -1,0 +1,311 @@
+package io.sovia.spi.engine;
+
+import java.nio.ByteBuffer;
+import java.util.function.LongSupplier;
+
+import static io.sovia.spi.engine.FrameFlyweight.ACK;
+import static io.sovia.spi.engine.FrameFlyweight.DATA;
+import static io.sovia.spi.engine.FrameFlyweight.FIN;
+import static io.sovia.spi.engine.FrameFlyweight.HEADER_LENGTH;
+import static io.sovia.spi.engine.FrameFlyweight.SYN;
+
+/**
+ * The outbound half of a {@link SessionMachine}: sequence numbers, byte credit, the send buffer of bytes
+ * written but not yet framed, combining (Nagle), and the emission of every frame, each carrying the
+ * {@link SessionReceiver}'s ack and window. It decides how, never whether: the machine's states say when
+ * data may flow and when a FIN is due. Guarded by the session's lock.
+ */
+final class SessionSender {
+    private final Link link;
+    private final SessionConfig config;
+    private final LongSupplier clock;
+    private final SessionReceiver receiver;
+    /** Null on a reliable link. */
+    private final Retransmitter retransmitter;
+    private final SessionWaiters waiters;
+    /** Tells the session a timer was set (nagle, or a frame kept for retransmission). */
+    private final Runnable timerSet;
+    /** Registered with the waiters while written bytes wait to be framed, so the peer's next frame
+     *  (a window update) gets them sent even if the app never calls again. */
+    private final Runnable creditWaker;
+    private final FrameFlyweight out = new FrameFlyweight();
+    private final ByteRing unsent;
+    private final int maxPayload;
+
+    /** Stamped on every frame but SYN; learnt from the peer's SYN or SYN_ACK. Guarded by the session's lock. */
+    private long peerToken;
+    /** Guarded by the session's lock. */
+    private boolean noDelay;
+    /** Next sequence number to send; the highest the peer acknowledged; the FIN's. Guarded by the session's lock. */
+    private int sndNxt;
+    private int peerAck;
+    private int finSeq;
+    /** Byte credit: data bytes framed so far, and the peer's window edge. Guarded by the session's lock. */
+    private long sent;
+    private long sendEdge;
+    /** Guarded by the session's lock. */
+    private long nagleDeadline;
+    /** Frames were committed that the peer has not been rung for yet. Guarded by the session's lock. */
+    private boolean ringPending;
+    /** Guarded by the session's lock. */
+    private boolean watchingCredit;
+
+    SessionSender(Link link, SessionConfig config, LongSupplier clock, SessionReceiver receiver,
+                  Retransmitter retransmitter, SessionWaiters waiters, Runnable timerSet, Runnable creditWaker,
+                  int initialSeq) {
+        this.link = link;
+        this.config = config;
+        this.clock = clock;
+        this.receiver = receiver;
+        this.retransmitter = retransmitter;
+        this.waiters = waiters;
+        this.timerSet = timerSet;
+        this.creditWaker = creditWaker;
+        this.unsent = new ByteRing(config.sendBuffer());
+        this.maxPayload = link.maxFrameLength() - HEADER_LENGTH;
+        this.sndNxt = initialSeq;
+        this.peerAck = initialSeq;
+    }
+
+    long peerToken() {
+        return peerToken;
+    }
+
+    void peerToken(long token) {
+        peerToken = token;
+    }
+
+    boolean noDelay() {
+        return noDelay;
+    }
+
+    void noDelay(boolean on) {
+        noDelay = on;
+    }
+
+    /** Whether the send buffer has room, so a write would accept bytes. */
+    boolean hasRoom() {
+        return unsent.free() > 0;
+    }
+
+    boolean hasUnsent() {
+        return !unsent.isEmpty();
+    }
+
+    void dropUnsent() {
+        unsent.clear();
+    }
+
+    /** Whether a ring is owed for frames committed since the last call; the caller rings. */
+    boolean takeRing() {
+        boolean ring = ringPending;
+        ringPending = false;
+        return ring;
+    }
+
+    /** Sends SYN or SYN_ACK, carrying {@code localToken}; false when the link is full. */
+    boolean sendHandshake(byte type, long localToken) {
+        int offset = claim(8);
+        if (offset < 0) {
+            return false;
+        }
+        out.wrap(link.sendBuffer(), offset).payloadToken(localToken);
+        commit(offset, type, (byte) 0, 8);
+        return true;
+    }
+
+    /** Takes everything sent as acknowledged: a reliable link delivers it and nothing waits for its ack. */
+    void assumeAcknowledged() {
+        peerAck = sndNxt;
+    }
+
+    void onAck(int ack, long window) {
+        if (ack - sndNxt > 0) {
+            EngineCounters.PROTOCOL_ERRORS.increment();
+            return;
+        }
+        if (ack - peerAck > 0) {
+            peerAck = ack;
+            if (retransmitter != null) {
+                retransmitter.onAck(ack, clock.getAsLong());
+            }
+        }
+        widenWindow(window);
+    }
+
+    void widenWindow(long window) {
+        if (window > sendEdge) {
+            sendEdge = window;
+        }
+    }
+
+    /** Whether the peer acknowledged the FIN (only meaningful once it was sent). */
+    boolean finAcknowledged() {
+        return peerAck - finSeq > 0;
+    }
+
+    /**
+     * Takes bytes from {@code src}: framed at once when nothing is buffered ahead of them and combining
+     * does not hold them, the rest buffered; returns how many.
+     */
+    int accept(ByteBuffer src, boolean large, boolean established) {
+        int total = 0;
+        if (unsent.isEmpty() && established && !holdSmall(large, src.remaining())) {
+            total += frameDirect(src);
+        }
+        return total + unsent.append(src, Integer.MAX_VALUE);
+    }
+
+    /** Nagle: hold a small write while sequenced frames are unacknowledged. */
+    private boolean holdSmall(boolean large, int length) {
+        return !noDelay && !large && length < maxPayload && peerAck != sndNxt;
+    }
+
+    private int credit(boolean established) {
+        if (!established || (retransmitter != null && retransmitter.isFull())) {
+            return 0;
+        }
+        return (int) Math.min(maxPayload, sendEdge - sent);
+    }
+
+    private int frameDirect(ByteBuffer src) {
+        int total = 0;
+        while (src.hasRemaining()) {
+            int n = Math.min(src.remaining(), credit(true));
+            if (n <= 0) {
+                break;
+            }
+            int offset = claim(n);
+            if (offset < 0) {
+                break;
+            }
+            link.sendBuffer().put(offset + HEADER_LENGTH, src, src.position(), n);
+            src.position(src.position() + n);
+            sent += n;
+            commit(offset, DATA, (byte) 0, n);
+            total += n;
+        }
+        return total;
+    }
+
+    /**
+     * Frames buffered bytes as credit and link allow; {@code force} overrides combining. Returns whether
+     * everything buffered went out, so a pending FIN may follow.
+     */
+    boolean flushUnsent(boolean force, boolean established) {
+        while (!unsent.isEmpty()) {
+            if (!force && holdSmall(false, unsent.size())) {
+                if (nagleDeadline == 0) {
+                    nagleDeadline = clock.getAsLong() + config.nagleNanos();
+                    timerSet.run();
+                }
+                return false;
+            }
+            int n = Math.min(unsent.size(), credit(established));
+            if (n <= 0) {
+                if (retransmitter != null) {
+                    retransmitter.windowClosed(clock.getAsLong());
+                }
+                nagleDeadline = 0; // waiting for credit now, not for the timer
+                return false;
+            }
+            int offset = claim(n);
+            if (offset < 0) {
+                return false;
+            }
+            unsent.copyTo(link.sendBuffer(), offset + HEADER_LENGTH, n);
+            unsent.skip(n);
+            sent += n;
+            commit(offset, DATA, (byte) 0, n);
+        }
+        nagleDeadline = 0;
+        return true;
+    }
+
+    /** Sends FIN unless the retransmission window or the link is full; returns whether it went. */
+    boolean sendFin() {
+        if (retransmitter != null && retransmitter.isFull()) {
+            return false;
+        }
+        int offset = claim(0);
+        if (offset < 0) {
+            return false;
+        }
+        finSeq = sndNxt;
+        commit(offset, FIN, (byte) 0, 0);
+        return true;
+    }
+
+    /** Keeps the credit waker registered exactly while {@code waiting}: bytes or a FIN wait to go out. */
+    void watchCredit(boolean waiting) {
+        if (waiting != watchingCredit) {
+            watchingCredit = waiting;
+            if (waiting) {
+                waiters.add(creditWaker);
+            } else {
+                waiters.remove(creditWaker);
+            }
+        }
+    }
+
+    boolean nagleDue(long now) {
+        return nagleDeadline != 0 && now - nagleDeadline >= 0;
+    }
+
+    long nagleDeadline() {
+        return nagleDeadline;
+    }
+
+    void cancelNagle() {
+        nagleDeadline = 0;
+    }
+
+    void sendAck(byte flags) {
+        int offset = claim(0);
+        if (offset >= 0) {
+            commit(offset, ACK, flags, 0);
+        }
+    }
+
+    void sendControl(byte type) {
+        int offset = claim(0);
+        if (offset >= 0) {
+            commit(offset, type, (byte) 0, 0);
+        }
+    }
+
+    private int claim(int payloadLength) {
+        return link.claim(HEADER_LENGTH + payloadLength);
+    }
+
+    /** Writes the header of the frame claimed at {@code offset}, keeps it if it must be reliable, sends it. */
+    private void commit(int offset, byte type, byte flags, int payloadLength) {
+        boolean sequenced = FrameFlyweight.isSequenced(type);
+        int seq = sequenced ? sndNxt++ : sndNxt;
+        long edge = receiver.edge();
+        out.wrap(link.sendBuffer(), offset)
+                .header(type, flags, payloadLength, type == SYN ? 0 : peerToken, seq, receiver.rcvNxt(), edge);
+        if (sequenced && retransmitter != null) {
+            retransmitter.sent(seq, link.sendBuffer(), offset, HEADER_LENGTH + payloadLength, clock.getAsLong());
+            timerSet.run();
+        }
+        link.commit(offset);
+        receiver.acknowledged(edge);
+        ringPending = true;
+    }
+
+    /** Resends a kept frame with the current ack and window. */
+    boolean resend(ByteBuffer frame, int frameOffset, int length) {
+        int offset = link.claim(length);
+        if (offset < 0) {
+            return false;
+        }
+        link.sendBuffer().put(offset, frame, frameOffset, length);
+        long edge = receiver.edge();
+        out.wrap(link.sendBuffer(), offset).ackAndWindow(receiver.rcvNxt(), edge);
+        link.commit(offset);
+        receiver.advertised(edge);
+        ringPending = true;
+        return true;
+    }
+}
