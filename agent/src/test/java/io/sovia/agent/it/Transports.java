@@ -12,13 +12,18 @@ public final class Transports {
     public static final Transport TCP = new Transport.Bound("tcp", new InetSocketAddress(loopback(), 0));
     /** Client and server in this JVM: the engine over memory (servers bind the IPv4 loopback). */
     public static final Transport JVM = new Transport.Bound("jvm", new InetSocketAddress(loopback(), 0));
+    /**
+     * The engine over a shared segment, with the jvm path turned off: both ends are in this JVM, but
+     * everything else is as between processes (segment file, UNIX socket hello, doorbell thread).
+     */
+    public static final Transport SHM = new Transport.Bound("shm", new InetSocketAddress(loopback(), 0));
 
     private Transports() {
     }
 
     /** Source of the {@link TransportTest} parameters. */
     public static Stream<Transport> all() {
-        return Boolean.getBoolean("sovia.it.plain") ? Stream.of(TCP) : Stream.of(TCP, JVM);
+        return Boolean.getBoolean("sovia.it.plain") ? Stream.of(TCP) : Stream.of(TCP, JVM, SHM);
     }
 
     private static InetAddress loopback() {

@@ -22,7 +22,7 @@ import java.util.Locale;
  *       reach Sovia: {@code advice} (instrument {@code SocketImpl.createPlatformSocketImpl}; falls back to
  *       {@code factory} if that fails), {@code factory} ({@code Socket.setSocketImplFactory}, after which the app
  *       cannot set its own) or {@code off} (java.net stays on the plain JDK)</td></tr>
- *   <tr><td>{@code sovia.paths}</td><td>{@code jvm,tcp}</td><td>the paths connects may take, read at each
+ *   <tr><td>{@code sovia.paths}</td><td>{@code jvm,shm,eth,tcp}</td><td>the paths connects may take, read at each
  *       connect; {@code tcp} alone turns acceleration off for new connections</td></tr>
  *   <tr><td>{@code sovia.spin.micros}</td><td>{@code 50}</td><td>how long a blocked call or a selector spins
  *       before it sleeps. A wake-up across cores costs ~60 us on this VM, so 50 us covers a
@@ -93,7 +93,7 @@ public final class SoviaConfig {
 
     /** Whether connects may take {@code path} ({@code jvm}, {@code shm}, {@code eth}); read at each connect. */
     public static boolean pathAllowed(String path) {
-        String paths = System.getProperty(PATHS, "jvm,tcp");
+        String paths = System.getProperty(PATHS, "jvm,shm,eth,tcp");
         for (String p : paths.split(",")) {
             if (p.trim().equalsIgnoreCase(path)) {
                 return true;

@@ -47,6 +47,14 @@ final class SessionMachine {
     private final LongSupplier clock;
     private final FrameFlyweight in = new FrameFlyweight();
     private final FrameHandler handler = this::onFrame;
+    /** How polling treats DATA on a reliable link: take it all, only what fits the reader's buffer, or none. */
+    private static final int TAKE = 0;
+    private static final int DIRECT_ONLY = 1;
+    private static final int NONE = 2;
+    /** Guarded by the session lock, like every field here. */
+    private int dataMode = TAKE;
+    /** Set when a poll left a DATA frame in the link. */
+    private boolean dataLeft;
     /** Null on a reliable link. */
     private final Retransmitter retransmitter;
     private final SessionReceiver receiver;
@@ -110,8 +118,12 @@ final class SessionMachine {
         flush(true);
         receiver.offerDirect(dst);
         try {
+            // on a reliable link the ring is the receive buffer: data is taken only while it goes
+            // straight into the reader's buffer, the rest stays in the ring (no extra copy)
+            dataMode = DIRECT_ONLY;
             poll();
         } finally {
+            dataMode = TAKE;
             receiver.endDirect();
         }
         return endRead(receiver.take(dst));
@@ -201,7 +213,29 @@ final class SessionMachine {
     }
 
     boolean isReadable() {
-        poll();
+        if (readableNow()) {
+            return true;
+        }
+        // control frames are taken; data on a reliable link is only noticed, for the read to take
+        dataLeft = false;
+        dataMode = NONE;
+        try {
+            poll();
+        } finally {
+            dataMode = TAKE;
+        }
+        return dataLeft || readableNow();
+    }
+
+    /** Whether the DATA frame at hand stays in the link (reliable links only, see {@link #dataMode}). */
+    private boolean leavesData() {
+        if (retransmitter != null || dataMode == TAKE) {
+            return false;
+        }
+        return dataMode == NONE || !receiver.takesDirect();
+    }
+
+    private boolean readableNow() {
         return !receiver.isEmpty() || inState == IN_FIN_RECEIVED || inputShutdown || failure != null;
     }
 
@@ -230,8 +264,12 @@ final class SessionMachine {
 
     /** Processes arrived frames and due timers; returns whether any frame arrived. */
     boolean poll() {
-        boolean any = link.poll(handler, Integer.MAX_VALUE) > 0;
-        if (!any && failure == null && !link.isPeerAlive()) {
+        return afterFrames(link.poll(handler, Integer.MAX_VALUE) > 0);
+    }
+
+    /** What follows taking frames: the peer's death once nothing of it is left, timers, sending. */
+    private boolean afterFrames(boolean any) {
+        if (failure == null && !link.hasFrames() && !link.isPeerAlive()) {
             peerGone();
         }
         if (failure != null) { // a failed session keeps no timers and sends nothing more
@@ -263,25 +301,29 @@ final class SessionMachine {
         }
     }
 
-    private void onFrame(ByteBuffer buffer, int offset, int length) {
+    private boolean onFrame(ByteBuffer buffer, int offset, int length) {
         FrameFlyweight f = in.wrap(buffer, offset);
         if (length < HEADER_LENGTH || f.payloadLength() != length - HEADER_LENGTH) {
             EngineCounters.PROTOCOL_ERRORS.increment();
-            return;
+            return true;
         }
         byte type = f.type();
         if ((type == SYN || type == SYN_ACK) && length < HEADER_LENGTH + 8) {
             EngineCounters.PROTOCOL_ERRORS.increment(); // no token payload to read
-            return;
+            return true;
         }
         if (type == SYN ? state != LISTEN && f.payloadToken() != sender.peerToken() : f.token() != localToken) {
             EngineCounters.BAD_TOKENS.increment();
-            return;
+            return true;
+        }
+        if (type == DATA && leavesData()) {
+            dataLeft = true;
+            return false;
         }
         if (failure != null || (state == LISTEN && type != SYN) || (state == SYN_SENT && type != SYN_ACK)) {
             // nothing but the handshake is expected yet; the sender will repeat what matters
             EngineCounters.OUT_OF_ORDER.increment();
-            return;
+            return true;
         }
         if (type != SYN) {
             sender.onAck(f.ack(), f.window());
@@ -296,7 +338,7 @@ final class SessionMachine {
             if (!receiver.isNext(f.seq())) {
                 EngineCounters.OUT_OF_ORDER.increment();
                 receiver.ackAtOnce();
-                return;
+                return true;
             }
         }
         switch (type) {
@@ -330,7 +372,9 @@ final class SessionMachine {
             default:
                 EngineCounters.PROTOCOL_ERRORS.increment();
         }
+        return true;
     }
+
 
     private void onSyn(FrameFlyweight f) {
         sender.peerToken(f.payloadToken());

@@ -150,6 +150,11 @@ final class SessionReceiver {
         }
     }
 
+    /** Whether arriving data would go straight into a reader's buffer now (nothing buffered, room left). */
+    boolean takesDirect() {
+        return directTarget != null && directTarget.hasRemaining() && received.isEmpty();
+    }
+
     void endDirect() {
         directTarget = null;
     }

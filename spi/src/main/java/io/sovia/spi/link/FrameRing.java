@@ -95,7 +95,7 @@ public final class FrameRing {
         LONGS.setRelease(buffer, capacity + TAIL, producerTail);
     }
 
-    /** Consumer: hands up to {@code limit} frames to {@code handler}; returns how many. */
+    /** Consumer: hands up to {@code limit} frames to {@code handler}, stopping at one it leaves; returns how many it took. */
     public int poll(FrameHandler handler, int limit) {
         long tail = (long) LONGS.getAcquire(buffer, capacity + TAIL);
         long head = consumerHead;
@@ -108,9 +108,11 @@ public final class FrameRing {
                     head += -length;
                     continue;
                 }
+                if (!handler.onFrame(buffer, index + RECORD_HEADER, length)) {
+                    break;
+                }
                 head += FrameRingDescriptor.recordLength(length);
                 frames++;
-                handler.onFrame(buffer, index + RECORD_HEADER, length);
             }
         } finally {
             consumerHead = head;

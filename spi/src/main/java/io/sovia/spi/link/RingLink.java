@@ -17,6 +17,8 @@ public final class RingLink implements Link {
     /** Set once by the session before the link is shared. */
     private volatile Runnable wake = () -> { };
     private volatile boolean closed;
+    /** Set by whoever watches the peer's process (shm: the UNIX socket's end of stream). */
+    private volatile boolean peerDead;
 
     /**
      * @param ringer wakes the peer; called only when the peer armed its doorbell
@@ -86,7 +88,13 @@ public final class RingLink implements Link {
 
     @Override
     public boolean isPeerAlive() {
-        return !in.isProducerClosed() && !out.isConsumerClosed();
+        return !peerDead && !in.isProducerClosed() && !out.isConsumerClosed();
+    }
+
+    /** The peer's process is gone without closing its end: wake this end so it notices. */
+    public void peerDied() {
+        peerDead = true;
+        wake();
     }
 
     @Override

@@ -24,13 +24,14 @@ public final class Transports {
     private static List<Transport> load() {
         List<Transport> list = new ArrayList<>();
         list.add(new JvmTransport());
-        try {
-            for (Transport t : ServiceLoader.load(Transport.class, Transports.class.getClassLoader())) {
-                list.add(t);
+        ServiceLoader.load(Transport.class, Transports.class.getClassLoader()).stream().forEach(provider -> {
+            try {
+                list.add(provider.get());
+            } catch (ServiceConfigurationError | RuntimeException | LinkageError e) {
+                SoviaLog.warn("transport " + provider.type().getName() + " is off; its connects use TCP",
+                        e.getCause() != null ? e.getCause() : e);
             }
-        } catch (ServiceConfigurationError | RuntimeException | LinkageError e) {
-            SoviaLog.warn("an accelerated transport failed to load; its path falls back to TCP", e);
-        }
+        });
         list.sort((a, b) -> a.path().compareTo(b.path()));
         return Collections.unmodifiableList(list);
     }

@@ -159,35 +159,44 @@ final class SimLink implements Link {
     public int poll(FrameHandler handler, int limit) {
         int n = 0;
         while (n < limit && !incoming.isEmpty() && incoming.peek().at() - net.now <= 0) {
-            byte[] bytes = incoming.poll().frame();
-            queuedBytes -= bytes.length;
+            byte[] bytes = incoming.peek().frame();
             int offset = receiveBuffer.capacity() - bytes.length;
             receiveBuffer.put(offset, bytes);
-            byte type = bytes.length == 0 ? -1 : bytes[0];
-            if (bytes.length >= FrameFlyweight.HEADER_LENGTH && type != FrameFlyweight.SYN) {
-                FrameFlyweight g = frame.wrap(receiveBuffer, offset);
-                if (haveToken && g.token() == ownToken && (!haveAck || g.ack() - maxAck > 0)) {
-                    maxAck = g.ack();
-                    haveAck = true;
-                }
-            }
-            if (type >= 0 && type < delivered.length) {
-                delivered[type]++;
-                if (type == FrameFlyweight.DATA && bytes.length >= FrameFlyweight.HEADER_LENGTH) {
-                    dataBytesDelivered += bytes.length - FrameFlyweight.HEADER_LENGTH;
-                }
-            }
             if (TRACE && bytes.length >= FrameFlyweight.HEADER_LENGTH) {
                 trace("    recv", frame.wrap(receiveBuffer, offset));
             }
-            handler.onFrame(receiveBuffer, offset, bytes.length);
+            boolean taken = handler.onFrame(receiveBuffer, offset, bytes.length);
+            receiveBuffer.put(offset, JUNK, 0, bytes.length); // the frame is valid only during the call
+            if (!taken) {
+                break; // the engine left it for a later poll
+            }
+            incoming.poll();
+            queuedBytes -= bytes.length;
+            countDelivered(bytes);
             if (TRACE) {
                 System.out.println("        -> " + EngineCounters.toJson());
             }
-            receiveBuffer.put(offset, JUNK, 0, bytes.length); // the frame is valid only during the call
             n++;
         }
         return n;
+    }
+
+    private void countDelivered(byte[] bytes) {
+        byte type = bytes.length == 0 ? -1 : bytes[0];
+        if (bytes.length >= FrameFlyweight.HEADER_LENGTH && type != FrameFlyweight.SYN) {
+            ByteBuffer copy = ByteBuffer.wrap(bytes);
+            FrameFlyweight g = frame.wrap(copy, 0);
+            if (haveToken && g.token() == ownToken && (!haveAck || g.ack() - maxAck > 0)) {
+                maxAck = g.ack();
+                haveAck = true;
+            }
+        }
+        if (type >= 0 && type < delivered.length) {
+            delivered[type]++;
+            if (type == FrameFlyweight.DATA && bytes.length >= FrameFlyweight.HEADER_LENGTH) {
+                dataBytesDelivered += bytes.length - FrameFlyweight.HEADER_LENGTH;
+            }
+        }
     }
 
     @Override

@@ -1,0 +1,119 @@
+package io.sovia.shm;
+
+import io.sovia.spi.config.SoviaLog;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.EnumSet;
+import java.util.HexFormat;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The per-user directory under /dev/shm (0700) where this user's Sovia JVMs meet: a UNIX socket per
+ * listener ({@code l-<port>-<address>.sock}) and, briefly, a segment per connection being set up
+ * ({@code s-<pid>-<n>.seg}, 0600, unlinked as soon as the server maps it). Another user's processes use
+ * their own directory, so they never find these and connect over TCP.
+ */
+final class ShmDirectory {
+    static final Set<PosixFilePermission> DIRECTORY = EnumSet.of(PosixFilePermission.OWNER_READ,
+            PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_EXECUTE);
+    static final Set<PosixFilePermission> FILE = EnumSet.of(PosixFilePermission.OWNER_READ,
+            PosixFilePermission.OWNER_WRITE);
+    private static final String ANY = "any";
+
+    private final Path dir;
+    private final AtomicLong segments = new AtomicLong();
+
+    ShmDirectory(Path root) throws IOException {
+        int uid = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        this.dir = root.resolve("sovia-" + uid);
+        if (!Files.isDirectory(dir)) {
+            try {
+                Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(DIRECTORY));
+            } catch (java.nio.file.FileAlreadyExistsException raced) {
+                // another JVM of this user made it first
+            }
+        }
+        int owner = (Integer) Files.getAttribute(dir, "unix:uid");
+        if (owner != uid || !Files.getPosixFilePermissions(dir).equals(DIRECTORY)) {
+            throw new IOException(dir + " is not a 0700 directory of uid " + uid + "; shared memory is off");
+        }
+    }
+
+    Path path() {
+        return dir;
+    }
+
+    /** The UNIX socket of a listener bound at {@code bound}. */
+    Path listenerSocket(InetSocketAddress bound) {
+        return listenerSocket(bound.getPort(), bound.getAddress());
+    }
+
+    private Path listenerSocket(int port, InetAddress address) {
+        String host = address.isAnyLocalAddress() ? ANY : HexFormat.of().formatHex(address.getAddress());
+        return dir.resolve("l-" + port + '-' + host + ".sock");
+    }
+
+    /** The socket of the listener that would take a connect to {@code remote}, or null if none. */
+    Path listenerFor(InetSocketAddress remote) {
+        Path exact = listenerSocket(remote.getPort(), remote.getAddress());
+        if (Files.exists(exact)) {
+            return exact;
+        }
+        Path any = dir.resolve("l-" + remote.getPort() + '-' + ANY + ".sock");
+        return Files.exists(any) ? any : null;
+    }
+
+    /** A fresh segment name of this process. */
+    Path newSegment() {
+        return dir.resolve("s-" + ProcessHandle.current().pid() + '-' + segments.incrementAndGet() + ".seg");
+    }
+
+    /**
+     * Removes what dead processes left: segments of processes that no longer run, and listener
+     * sockets nobody accepts on. Never throws.
+     */
+    void removeLeftovers() {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+            for (Path f : files) {
+                String name = f.getFileName().toString();
+                if (name.startsWith("s-") && !ownerAlive(name)) {
+                    Files.deleteIfExists(f);
+                } else if (name.startsWith("l-") && !accepting(f)) {
+                    Files.deleteIfExists(f);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            SoviaLog.warn("cannot clean " + dir, e);
+        }
+    }
+
+    private static boolean ownerAlive(String segmentName) {
+        try {
+            long pid = Long.parseLong(segmentName.substring(2, segmentName.indexOf('-', 2)));
+            return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Whether a live listener accepts on {@code socket}: a connect that is refused means a dead one. */
+    static boolean accepting(Path socket) {
+        try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            probe.connect(UnixDomainSocketAddress.of(socket));
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,138 @@
+package io.sovia.shm;
+
+import io.sovia.spi.backend.SessionBackend;
+import io.sovia.spi.config.SoviaConfig;
+import io.sovia.spi.config.SoviaLog;
+import io.sovia.spi.engine.Session;
+import io.sovia.spi.link.RingLink;
+import io.sovia.spi.nio.SoviaSelectorProvider;
+import io.sovia.spi.route.Path;
+import io.sovia.spi.route.Transport;
+import jdk.net.ExtendedSocketOptions;
+import jdk.net.UnixDomainPrincipal;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketOption;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.attribute.UserPrincipal;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * A Sovia listener's shared-memory side: a UNIX socket at the listener's well-known path, where local
+ * clients leave their {@link ShmHello} before their TCP setup. An accept that takes a TCP connection
+ * looks for the hello with that connection's address; the kernel queued it before the TCP connect, so
+ * it is already there. Only processes of this user get in: the directory is 0700 and SO_PEERCRED is
+ * checked anyway.
+ */
+final class ShmListener implements Transport.TransportListener {
+    private final ShmDirectory directory;
+    private final java.nio.file.Path socket;
+    private final ServerSocketChannel unixServer;
+    private final UserPrincipal self;
+    private final int uid;
+    /** Hellos read and not yet claimed, by client address; guarded by {@code this}. */
+    private final Map<InetSocketAddress, Pending> hellos = new HashMap<>();
+
+    private record Pending(SocketChannel unix, ShmHello hello) {
+    }
+
+    private ShmListener(ShmDirectory directory, java.nio.file.Path socket, ServerSocketChannel unixServer)
+            throws IOException {
+        this.directory = directory;
+        this.socket = socket;
+        this.unixServer = unixServer;
+        this.self = Files.getOwner(directory.path());
+        this.uid = (Integer) Files.getAttribute(directory.path(), "unix:uid");
+    }
+
+    /** Opens the UNIX socket for a listener bound at {@code bound}; null if a live listener owns it. */
+    static ShmListener open(ShmDirectory directory, InetSocketAddress bound) throws IOException {
+        java.nio.file.Path socket = directory.listenerSocket(bound);
+        if (Files.exists(socket)) {
+            if (ShmDirectory.accepting(socket)) {
+                SoviaLog.warn("another process listens at " + bound + "; this listener takes no shm connects", null);
+                return null;
+            }
+            Files.deleteIfExists(socket);
+        }
+        ServerSocketChannel server = SoviaSelectorProvider.jdk().openServerSocketChannel(StandardProtocolFamily.UNIX);
+        try {
+            server.bind(UnixDomainSocketAddress.of(socket));
+            server.configureBlocking(false);
+            return new ShmListener(directory, socket, server);
+        } catch (IOException | RuntimeException e) {
+            server.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public synchronized SessionBackend claim(InetSocketAddress remote, InetSocketAddress local,
+                                             Callable<Map<SocketOption<?>, Object>> options, boolean interruptible)
+            throws Exception {
+        drain();
+        Pending p = hellos.remove(remote);
+        if (p == null) {
+            return null;
+        }
+        try {
+            ShmSegment segment = ShmSegment.open(directory.path().resolve(p.hello().segment()), uid);
+            RingLink link = ShmTransport.link(segment.clientToServer(), segment.serverToClient(), p.unix());
+            Session session = new Session(link, SoviaConfig.session(), System::nanoTime);
+            session.listen();
+            session.poll();
+            ShmDoorbells doorbells = ShmDoorbells.get();
+            doorbells.watch(p.unix(), link);
+            return new SessionBackend(session, Path.SHM, local, remote, () -> doorbells.close(p.unix()), options.call(),
+                    interruptible);
+        } catch (IOException | RuntimeException e) {
+            // the client already moved to the segment: closing its socket resets it instead of leaving it hanging
+            SoviaLog.warn("cannot take the shm connection from " + remote + "; it is reset", e);
+            ShmTransport.closeQuietly(p.unix());
+            return null;
+        }
+    }
+
+    /** Takes every queued UNIX connection and its hello, keeping those of this user. */
+    private void drain() throws IOException {
+        SocketChannel c;
+        while ((c = unixServer.accept()) != null) {
+            try {
+                UnixDomainPrincipal peer = c.getOption(ExtendedSocketOptions.SO_PEERCRED);
+                if (!peer.user().equals(self)) {
+                    throw new IOException("peer " + peer.user() + " is not " + self);
+                }
+                c.configureBlocking(true);
+                ShmHello hello = ShmHello.readFrom(c);
+                Pending old = hellos.put(hello.client(), new Pending(c, hello));
+                if (old != null) {
+                    ShmTransport.closeQuietly(old.unix());
+                }
+            } catch (IOException | RuntimeException e) {
+                SoviaLog.debugOnce("shm-hello", "refused a shm hello: " + e);
+                ShmTransport.closeQuietly(c);
+            }
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        try {
+            unixServer.close();
+        } catch (IOException ignored) {
+            // the socket file goes below either way
+        }
+        ShmTransport.deleteQuietly(socket);
+        for (Pending p : hellos.values()) {
+            ShmTransport.closeQuietly(p.unix());
+        }
+        hellos.clear();
+    }
+}

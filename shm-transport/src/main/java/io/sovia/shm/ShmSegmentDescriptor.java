@@ -1,0 +1,47 @@
+package io.sovia.shm;
+
+import io.sovia.spi.link.FrameRingDescriptor;
+
+/**
+ * Layout of one connection's shared segment: a header, then a frame ring per direction (each laid out
+ * by {@link FrameRingDescriptor}).
+ *
+ * <pre>
+ *   0        8        12       16                       64
+ *   +--------+--------+--------+------------------------+
+ *   | magic  |version |capacity|        reserved        |  header, 64 bytes
+ *   +--------+--------+--------+------------------------+  64
+ *   | ring client -> server  (FrameRingDescriptor)      |
+ *   +---------------------------------------------------+  64 + ring length
+ *   | ring server -> client  (FrameRingDescriptor)      |
+ *   +---------------------------------------------------+  64 + 2 * ring length
+ * </pre>
+ * magic: the ASCII bytes "SOVIASHM" as a little-endian long; capacity: record bytes of each ring.
+ */
+final class ShmSegmentDescriptor {
+    static final long MAGIC = 0x4d48534149564f53L;
+    static final int VERSION = 1;
+    static final int MAGIC_OFFSET = 0;
+    static final int VERSION_OFFSET = 8;
+    static final int CAPACITY_OFFSET = 12;
+    static final int HEADER_LENGTH = 64;
+
+    private ShmSegmentDescriptor() {
+    }
+
+    static int ringLength(int capacity) {
+        return FrameRingDescriptor.totalLength(capacity);
+    }
+
+    static int clientToServer() {
+        return HEADER_LENGTH;
+    }
+
+    static int serverToClient(int capacity) {
+        return HEADER_LENGTH + ringLength(capacity);
+    }
+
+    static int totalLength(int capacity) {
+        return HEADER_LENGTH + 2 * ringLength(capacity);
+    }
+}

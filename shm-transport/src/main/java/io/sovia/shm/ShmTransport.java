@@ -1,0 +1,158 @@
+package io.sovia.shm;
+
+import io.sovia.spi.backend.SessionBackend;
+import io.sovia.spi.config.SoviaConfig;
+import io.sovia.spi.config.SoviaLog;
+import io.sovia.spi.engine.Session;
+import io.sovia.spi.link.RingLink;
+import io.sovia.spi.nio.SoviaSelectorProvider;
+import io.sovia.spi.route.LocalAddresses;
+import io.sovia.spi.route.Path;
+import io.sovia.spi.route.Transport;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketOption;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.util.Map;
+
+/**
+ * The shm path: both ends on this host under the agent, the engine over rings in a shared segment
+ * (DESIGN section 4). Found by ServiceLoader.
+ *
+ * <p>A connect to an address a local Sovia listener owns (its UNIX socket is in this user's
+ * directory) creates the segment, connects that socket, sends a {@link ShmHello} and then makes the
+ * usual TCP setup; the accept that takes the TCP connection claims it ({@link ShmListener}). The UNIX
+ * socket then rings doorbells and tells each side when the other process dies.
+ */
+public final class ShmTransport implements Transport {
+    /** Root of the per-user directory. */
+    public static final String ROOT = "sovia.shm.root";
+    /** Record bytes per direction of a segment's rings. */
+    public static final String RING = "sovia.shm.ring";
+
+    private final ShmDirectory directory;
+
+    /** Called by ServiceLoader; clears what crashed processes of this user left behind. */
+    public ShmTransport() throws IOException {
+        this.directory = new ShmDirectory(java.nio.file.Path.of(System.getProperty(ROOT, "/dev/shm")));
+        directory.removeLeftovers();
+    }
+
+    @Override
+    public Path path() {
+        return Path.SHM;
+    }
+
+    @Override
+    public boolean reaches(InetSocketAddress remote) {
+        return LocalAddresses.isLocal(remote.getAddress()) && directory.listenerFor(remote) != null;
+    }
+
+    @Override
+    public PendingConnect offer(InetSocketAddress local, InetSocketAddress remote) {
+        java.nio.file.Path socket = directory.listenerFor(remote);
+        if (socket == null) {
+            return null;
+        }
+        SocketChannel unix = null;
+        java.nio.file.Path file = directory.newSegment();
+        try {
+            unix = SoviaSelectorProvider.jdk().openSocketChannel(StandardProtocolFamily.UNIX);
+            try {
+                unix.connect(UnixDomainSocketAddress.of(socket));
+            } catch (IOException refused) {
+                // the listener died without removing its socket: remove it, and this connect uses TCP
+                Files.deleteIfExists(socket);
+                unix.close();
+                return null;
+            }
+            ShmSegment segment = ShmSegment.create(file, Integer.getInteger(RING, 1024 * 1024));
+            new ShmHello(local, file.getFileName().toString()).writeTo(unix);
+            RingLink link = link(segment.serverToClient(), segment.clientToServer(), unix);
+            Session session = new Session(link, SoviaConfig.session(), System::nanoTime);
+            session.connect();
+            return new ShmConnect(local, unix, link, session, file);
+        } catch (IOException | RuntimeException e) {
+            SoviaLog.warn("shared memory unavailable for a connect to " + remote + ", using TCP", e);
+            closeQuietly(unix);
+            deleteQuietly(file);
+            return null;
+        }
+    }
+
+    @Override
+    public TransportListener listen(InetSocketAddress bound) throws IOException {
+        return ShmListener.open(directory, bound);
+    }
+
+    /** A link over two rings of a segment, whose doorbell is a byte on {@code unix}. */
+    static RingLink link(io.sovia.spi.link.FrameRing in, io.sovia.spi.link.FrameRing out, SocketChannel unix) {
+        return new RingLink(in, out, () -> {
+            try {
+                unix.write(ByteBuffer.wrap(new byte[] {1}));
+            } catch (IOException gone) {
+                // the peer is gone; the doorbell thread reports it
+            }
+        });
+    }
+
+    static void closeQuietly(SocketChannel channel) {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // nothing more to release
+            }
+        }
+    }
+
+    static void deleteQuietly(java.nio.file.Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException ignored) {
+            // the next start of a Sovia JVM removes it
+        }
+    }
+
+    /** A connect between its hello and the end of its TCP setup. */
+    private static final class ShmConnect implements PendingConnect {
+        private final InetSocketAddress local;
+        private final SocketChannel unix;
+        private final RingLink link;
+        private final Session session;
+        private final java.nio.file.Path file;
+
+        ShmConnect(InetSocketAddress local, SocketChannel unix, RingLink link, Session session, java.nio.file.Path file) {
+            this.local = local;
+            this.unix = unix;
+            this.link = link;
+            this.session = session;
+            this.file = file;
+        }
+
+        @Override
+        public SessionBackend complete(InetSocketAddress remote, AutoCloseable setup,
+                                       Map<SocketOption<?>, Object> options, boolean interruptible) throws IOException {
+            ShmDoorbells doorbells = ShmDoorbells.get();
+            doorbells.watch(unix, link);
+            AutoCloseable both = () -> {
+                doorbells.close(unix);
+                deleteQuietly(file);
+                setup.close();
+            };
+            return new SessionBackend(session, Path.SHM, local, remote, both, options, interruptible);
+        }
+
+        @Override
+        public void cancel() {
+            link.close();
+            closeQuietly(unix);
+            deleteQuietly(file);
+        }
+    }
+}
