@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# Builds Sovia, then runs PingPongApp (plain NIO, never heard of Sovia) as two JVMs on this host,
-# without and with the agent, pinned to one core and to separate cores. Prints the path each
-# connection took (from the agent's stats files) and the with/without ratios.
+# Builds Sovia, then runs PingPongApp (a plain client and server that never heard of Sovia) without
+# and with the agent, pinned to one core and to separate cores, and prints the path each connection
+# took (from the agent's stats files), round trips, stream rates and the with/without ratios.
 #
-#   bash examples/demo.sh            two JVMs (client and server processes)
-#   bash examples/demo.sh one-jvm    client and server threads in one JVM (the jvm path)
-# Environment: PINGS (64-byte round trips), MIB (streamed in 64 KiB writes), SKIP_BUILD=1, JAVA.
+#   bash examples/demo.sh            two JVMs, client and server processes (the shm path)
+#   bash examples/demo.sh one-jvm    client and server threads of one JVM (the jvm path)
+# Environment: APIS (default "nio net selector"), PINGS (64-byte round trips, default 100000),
+# MIB (MiB streamed in 64 KiB writes; 4 KiB writes stream an eighth, 64 B writes a 64th; default 256),
+# SKIP_BUILD=1, JAVA.
 set -euo pipefail
-MODE=${1:-two-jvm}
 cd "$(dirname "$0")/.."
 
-PINGS=${PINGS:-20000}
-MIB=${MIB:-512}
+MODE=${1:-two-jvm}
+APIS=${APIS:-nio net selector}
+PINGS=${PINGS:-100000}
+MIB=${MIB:-256}
 JAVA=${JAVA:-java}
 AGENT=$PWD/agent/target/sovia.jar
 CP=$PWD/examples/target/classes
@@ -22,67 +25,63 @@ if [ "${SKIP_BUILD:-}" != 1 ]; then
   mvn -B -q -DskipTests package
 fi
 
-# path_of STATS_FILE -> "tcp=1" style list of the paths that carried connections
+# path_of STATS_FILE -> e.g. "shm=1", the paths that carried connections
 path_of() {
   sed -e 's/.*"connections": {\([^}]*\)}.*/\1/' -e 's/"//g' -e 's/: /=/g' -e 's/, / /g' "$1" |
-    tr ' ' '\n' | grep -v '=0$' | tr '\n' ' '
+    tr ' ' '\n' | grep -v '=0$' | tr '\n' ' ' | sed 's/ $//'
 }
 
-# run_one LABEL CPUS AGENT(yes|no): client and server in one JVM -> sets RTT, TP and PATHS
-run_one() {
-  local label=$1 cpus=$2 agent=$3 flags=()
-  if [ "$agent" = yes ]; then
-    flags=(-javaagent:"$AGENT" -Dsovia.stats="$OUT/$label.json")
-  fi
-  taskset -c "$cpus" "$JAVA" "${flags[@]}" -cp "$CP" io.sovia.examples.PingPongApp both "$PINGS" "$MIB" >"$OUT/$label.out"
-  RTT=$(sed -n 's/^RESULT rtt_us=\([^ ]*\) .*$/\1/p' "$OUT/$label.out")
-  TP=$(sed -n 's/^RESULT .* stream_MiBps=\(.*\)$/\1/p' "$OUT/$label.out")
-  PATHS=""
-  if [ "$agent" = yes ]; then
-    PATHS="both ends on [$(path_of "$OUT/$label.json")]"
-  fi
+# field NAME FILE -> the value of NAME=... on the RESULT line
+field() {
+  sed -n "s/^RESULT .*$1=\([^ ]*\).*$/\1/p" "$2"
 }
 
-# run LABEL SERVER_CPU CLIENT_CPU AGENT(yes|no) -> sets RTT and TP (no subshell: the EXIT trap must stay)
+# run LABEL API SERVER_CPU CLIENT_CPU AGENT(yes|no): leaves $OUT/LABEL.out, and stats files with the agent
 run() {
-  local label=$1 scpu=$2 ccpu=$3 agent=$4 sflags=() cflags=()
+  local label=$1 api=$2 scpu=$3 ccpu=$4 agent=$5 sflags=() cflags=()
   if [ "$agent" = yes ]; then
     sflags=(-javaagent:"$AGENT" -Dsovia.stats="$OUT/$label.server.json")
     cflags=(-javaagent:"$AGENT" -Dsovia.stats="$OUT/$label.client.json")
   fi
+  if [ "$MODE" = one-jvm ]; then
+    local cpus=$scpu
+    [ "$scpu" = "$ccpu" ] || cpus="$scpu,$ccpu"
+    taskset -c "$cpus" "$JAVA" "${cflags[@]}" -cp "$CP" io.sovia.examples.PingPongApp both "$api" "$PINGS" "$MIB" \
+      >"$OUT/$label.out"
+    return
+  fi
   rm -f "$OUT/port"
-  taskset -c "$scpu" "$JAVA" "${sflags[@]}" -cp "$CP" io.sovia.examples.PingPongApp server >"$OUT/port" &
+  taskset -c "$scpu" "$JAVA" "${sflags[@]}" -cp "$CP" io.sovia.examples.PingPongApp server "$api" >"$OUT/port" &
   local server=$!
   for _ in $(seq 100); do grep -q PORT "$OUT/port" 2>/dev/null && break; sleep 0.1; done
-  local port
-  port=$(sed -n 's/^PORT //p' "$OUT/port")
-  taskset -c "$ccpu" "$JAVA" "${cflags[@]}" -cp "$CP" io.sovia.examples.PingPongApp client "$port" "$PINGS" "$MIB" >"$OUT/$label.out"
+  taskset -c "$ccpu" "$JAVA" "${cflags[@]}" -cp "$CP" io.sovia.examples.PingPongApp client "$api" \
+    "$(sed -n 's/^PORT //p' "$OUT/port")" "$PINGS" "$MIB" >"$OUT/$label.out"
   wait "$server"
-  RTT=$(sed -n 's/^RESULT rtt_us=\([^ ]*\) .*$/\1/p' "$OUT/$label.out")
-  TP=$(sed -n 's/^RESULT .* stream_MiBps=\(.*\)$/\1/p' "$OUT/$label.out")
-  PATHS=""
-  if [ "$agent" = yes ]; then
-    PATHS="client on [$(path_of "$OUT/$label.client.json")] server on [$(path_of "$OUT/$label.server.json")]"
-  fi
 }
 
-printf '%-15s %-6s %10s %15s   %s\n' pinning agent "rtt (us)" "stream (MiB/s)" "connection paths"
+printf '%-15s %-9s %-6s %9s %11s %11s %11s   %s\n' pinning api agent "rtt us" "64B MiB/s" "4K MiB/s" \
+  "64K MiB/s" "paths (client / server)"
 for pin in "same-core 0 0" "separate-cores 0 1"; do
   set -- $pin
-  if [ "$MODE" = one-jvm ]; then
-    cpus=$2; [ "$2" = "$3" ] || cpus="$2,$3"
-    run_one "$1-plain" "$cpus" no
-  else
-    run "$1-plain" "$2" "$3" no
-  fi
-  rtt0=$RTT tp0=$TP
-  printf '%-15s %-6s %10s %15s\n' "$1" no "$rtt0" "$tp0"
-  if [ "$MODE" = one-jvm ]; then
-    run_one "$1-sovia" "$cpus" yes
-  else
-    run "$1-sovia" "$2" "$3" yes
-  fi
-  printf '%-15s %-6s %10s %15s   %s\n' "$1" yes "$RTT" "$TP" "$PATHS"
-  awk -v a="$rtt0" -v b="$RTT" -v c="$tp0" -v d="$TP" -v p="$1" \
-    'BEGIN { printf "%-15s ratio: rtt plain/sovia = %.2fx, stream sovia/plain = %.2fx\n", p, a / b, d / c }'
+  for api in $APIS; do
+    for agent in no yes; do
+      label="$1-$api-$agent"
+      run "$label" "$api" "$2" "$3" "$agent"
+      paths=""
+      if [ "$agent" = yes ]; then
+        paths="$(path_of "$OUT/$label.client.json")"
+        [ -f "$OUT/$label.server.json" ] && paths="$paths / $(path_of "$OUT/$label.server.json")"
+      fi
+      printf '%-15s %-9s %-6s %9s %11s %11s %11s   %s\n' "$1" "$api" "$agent" "$(field rtt_us "$OUT/$label.out")" \
+        "$(field w64_MiBps "$OUT/$label.out")" "$(field w4096_MiBps "$OUT/$label.out")" \
+        "$(field w65536_MiBps "$OUT/$label.out")" "$paths"
+    done
+    plain="$OUT/$1-$api-no.out" sovia="$OUT/$1-$api-yes.out"
+    awk -v p="$1" -v a="$api" -v r0="$(field rtt_us "$plain")" -v r1="$(field rtt_us "$sovia")" \
+      -v s0="$(field w64_MiBps "$plain")" -v s1="$(field w64_MiBps "$sovia")" \
+      -v m0="$(field w4096_MiBps "$plain")" -v m1="$(field w4096_MiBps "$sovia")" \
+      -v l0="$(field w65536_MiBps "$plain")" -v l1="$(field w65536_MiBps "$sovia")" \
+      'BEGIN { printf "%-15s %-9s ratio  %8.1fx %10.1fx %10.1fx %10.1fx   (rtt plain/sovia, streams sovia/plain)\n",
+               p, a, r0 / r1, s1 / s0, m1 / m0, l1 / l0 }'
+  done
 done

@@ -1,152 +1,312 @@
 package io.sovia.examples;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.Locale;
 
 /**
- * A plain NIO client and server, unaware of Sovia: 64-byte ping-pong, then a one-way stream.
+ * A plain client and server, unaware of Sovia: 64-byte ping-pong, then one-way streams written in
+ * 64 B, 4 KiB and 64 KiB pieces.
  *
  * <pre>
- *   java PingPongApp server                      prints "PORT n", serves one client, exits
- *   java PingPongApp client PORT [pings] [MiB]   prints RTT and throughput
- *   java PingPongApp both [pings] [MiB]          both in this JVM, the server on a thread of its own
+ *   java PingPongApp server API                        prints "PORT n", serves one client, exits
+ *   java PingPongApp client API PORT [pings] [MiB]     prints one RESULT line
+ *   java PingPongApp both API [pings] [MiB]            both in this JVM, the server on a thread
  * </pre>
- * The server echoes each 64-byte ping, then swallows the stream and answers one byte at its end, so the
- * client's clock covers delivery, not just queueing.
+ * API is how both ends do I/O: {@code nio} (blocking SocketChannel), {@code net} (java.net Socket
+ * streams) or {@code selector} (non-blocking channels and a Selector loop; ping-pong only). Pings go
+ * with TCP_NODELAY, streams without it, as apps usually configure them. A quarter of the pings warm
+ * the JIT up before the clock starts; each stream ends with a one-byte answer, so the clock covers
+ * delivery, not just queueing. MiB is the 64 KiB stream; the 4 KiB one is an eighth of it, the 64 B
+ * one a sixty-fourth.
  */
 public final class PingPongApp {
     private static final int PING = 64;
-    private static final int CHUNK = 64 * 1024;
+    private static final int[] WRITE_SIZES = {64, 4096, 65536};
+    private static final int[] SHARES = {64, 8, 1};
 
     private PingPongApp() {
     }
 
-    public static void main(String[] args) throws IOException {
-        if (args.length >= 1 && args[0].equals("server")) {
-            try (ServerSocketChannel listener = listen()) {
-                serve(listener);
-            }
-        } else if (args.length >= 1 && args[0].equals("both")) {
-            both(args.length > 1 ? Integer.parseInt(args[1]) : 20_000, args.length > 2 ? Integer.parseInt(args[2]) : 256);
-        } else if (args.length >= 2 && args[0].equals("client")) {
-            int pings = args.length > 2 ? Integer.parseInt(args[2]) : 20_000;
-            int mib = args.length > 3 ? Integer.parseInt(args[3]) : 256;
-            client(Integer.parseInt(args[1]), pings, mib);
-        } else {
-            System.err.println("usage: PingPongApp server | client PORT [pings] [MiB] | both [pings] [MiB]");
-            System.exit(2);
+    public static void main(String[] args) throws Exception {
+        if (args.length < 2) {
+            usage();
+        }
+        String api = args[1];
+        switch (args[0]) {
+            case "server":
+                serve(api, listen(api));
+                break;
+            case "client":
+                int port = Integer.parseInt(args[2]);
+                client(api, port, intArg(args, 3, 200_000), intArg(args, 4, 512));
+                break;
+            case "both":
+                Object listener = listen(api);
+                Thread server = new Thread(() -> {
+                    try {
+                        serve(api, listener);
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                }, "server");
+                server.start();
+                client(api, port(listener), intArg(args, 2, 200_000), intArg(args, 3, 512));
+                server.join();
+                break;
+            default:
+                usage();
         }
     }
 
-    private static ServerSocketChannel listen() throws IOException {
-        ServerSocketChannel listener = ServerSocketChannel.open();
-        listener.bind(new InetSocketAddress("127.0.0.1", 0));
+    private static void usage() {
+        System.err.println("usage: PingPongApp server API | client API PORT [pings] [MiB] | both API [pings] [MiB]"
+                + "  (API: nio, net, selector)");
+        System.exit(2);
+    }
+
+    private static int intArg(String[] args, int i, int dflt) {
+        return args.length > i ? Integer.parseInt(args[i]) : dflt;
+    }
+
+    private static Object listen(String api) throws IOException {
+        InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        Object listener;
+        if (api.equals("net")) {
+            ServerSocket s = new ServerSocket();
+            s.bind(any);
+            listener = s;
+        } else {
+            listener = ServerSocketChannel.open().bind(any);
+        }
         System.out.println("PORT " + port(listener));
         System.out.flush();
         return listener;
     }
 
-    private static int port(ServerSocketChannel listener) throws IOException {
-        return ((InetSocketAddress) listener.getLocalAddress()).getPort();
+    private static int port(Object listener) throws IOException {
+        return listener instanceof ServerSocket ? ((ServerSocket) listener).getLocalPort()
+                : ((InetSocketAddress) ((ServerSocketChannel) listener).getLocalAddress()).getPort();
     }
 
-    private static void both(int pings, int mib) throws IOException {
-        try (ServerSocketChannel listener = listen()) {
-            Thread server = new Thread(() -> {
-                try {
-                    serve(listener);
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            }, "server");
-            server.start();
-            client(port(listener), pings, mib);
-            server.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+    /** A connection as two streams: every API can be driven through these once connected. */
+    private record Conn(InputStream in, OutputStream out, SocketChannel channel, Socket socket) implements AutoCloseable {
+        static Conn of(SocketChannel ch) {
+            return new Conn(Channels.newInputStream(ch), Channels.newOutputStream(ch), ch, ch.socket());
+        }
+
+        static Conn of(Socket s) throws IOException {
+            return new Conn(s.getInputStream(), s.getOutputStream(), null, s);
+        }
+
+        void noDelay(boolean on) throws IOException {
+            socket.setTcpNoDelay(on);
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
         }
     }
 
-    private static void serve(ServerSocketChannel listener) throws IOException {
-        try (SocketChannel ch = listener.accept()) {
-                ch.socket().setTcpNoDelay(true);
-                ByteBuffer header = ByteBuffer.allocateDirect(12);
-                readFully(ch, header);
-                int pings = header.getInt(0);
-                long streamBytes = header.getLong(4);
-                ByteBuffer ping = ByteBuffer.allocateDirect(PING);
+    private static void serve(String api, Object listener) throws IOException {
+        try (AutoCloseable l = (AutoCloseable) listener;
+             Conn c = listener instanceof ServerSocket ? Conn.of(((ServerSocket) listener).accept())
+                     : Conn.of(((ServerSocketChannel) listener).accept())) {
+            c.noDelay(true);
+            ByteBuffer header = ByteBuffer.wrap(readFully(c.in(), new byte[4]));
+            int pings = header.getInt(0);
+            if (api.equals("selector")) {
+                selectorEcho(c.channel(), pings);
+            } else {
+                byte[] ping = new byte[PING];
                 for (int i = 0; i < pings; i++) {
-                    ping.clear();
-                    readFully(ch, ping);
-                    ping.flip();
-                    writeFully(ch, ping);
+                    readFully(c.in(), ping);
+                    c.out().write(ping);
                 }
-                ByteBuffer sink = ByteBuffer.allocateDirect(CHUNK);
-                long left = streamBytes;
-                while (left > 0) {
-                    sink.clear();
-                    int n = ch.read(sink);
+            }
+            c.noDelay(false);
+            byte[] sink = new byte[65536];
+            byte[] phase = new byte[8];
+            while (true) {
+                readFully(c.in(), phase);
+                long bytes = ByteBuffer.wrap(phase).getLong();
+                if (bytes == 0) {
+                    break;
+                }
+                for (long left = bytes; left > 0; ) {
+                    int n = c.in().read(sink, 0, (int) Math.min(sink.length, left));
                     if (n < 0) {
                         throw new IOException("stream ended " + left + " bytes early");
                     }
                     left -= n;
                 }
-                writeFully(ch, ByteBuffer.wrap(new byte[] {1}));
+                c.out().write(1);
+            }
+        } catch (Exception e) {
+            throw e instanceof IOException ? (IOException) e : new IOException(e);
         }
     }
 
-    private static void client(int port, int pings, int mib) throws IOException {
-        try (SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port))) {
-            ch.socket().setTcpNoDelay(true);
-            long streamBytes = (long) mib << 20;
-            ByteBuffer header = ByteBuffer.allocateDirect(12).putInt(pings).putLong(streamBytes).flip();
-            writeFully(ch, header);
-            ByteBuffer ping = ByteBuffer.allocateDirect(PING);
-            // a quarter of the pings warm the JIT up before the clock starts
-            int warmup = pings / 4;
-            long start = 0;
-            for (int i = 0; i < pings; i++) {
+    private static void client(String api, int port, int pings, int mib) throws IOException {
+        InetSocketAddress server = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+        try (Conn c = api.equals("net") ? Conn.of(new Socket(server.getAddress(), port)) : Conn.of(SocketChannel.open(server))) {
+            c.noDelay(true);
+            c.out().write(ByteBuffer.allocate(4).putInt(pings).array());
+            double rtt = api.equals("selector") ? selectorPings(c.channel(), pings) : pings(c, pings);
+            c.noDelay(false);
+            StringBuilder result = new StringBuilder(String.format(Locale.ROOT, "RESULT api=%s rtt_us=%.2f", api, rtt));
+            for (int i = 0; i < WRITE_SIZES.length; i++) {
+                long bytes = ((long) mib << 20) / SHARES[i];
+                result.append(String.format(Locale.ROOT, " w%d_MiBps=%.1f", WRITE_SIZES[i],
+                        stream(c, WRITE_SIZES[i], bytes)));
+            }
+            c.out().write(new byte[8]);
+            System.out.println(result);
+        }
+    }
+
+    private static double pings(Conn c, int pings) throws IOException {
+        byte[] ping = new byte[PING];
+        int warmup = pings / 4;
+        long start = 0;
+        for (int i = 0; i < pings; i++) {
+            if (i == warmup) {
+                start = System.nanoTime();
+            }
+            ByteBuffer.wrap(ping).putInt(0, i);
+            c.out().write(ping);
+            readFully(c.in(), ping);
+            if (ByteBuffer.wrap(ping).getInt(0) != i) {
+                throw new IOException("ping " + i + " came back as " + ByteBuffer.wrap(ping).getInt(0));
+            }
+        }
+        return (System.nanoTime() - start) / 1e3 / (pings - warmup);
+    }
+
+    /** Streams {@code bytes} in {@code writeSize} writes; returns MiB/s including the answer. */
+    private static double stream(Conn c, int writeSize, long bytes) throws IOException {
+        c.out().write(ByteBuffer.allocate(8).putLong(bytes).array());
+        byte[] chunk = new byte[writeSize];
+        long t0 = System.nanoTime();
+        for (long left = bytes; left > 0; left -= writeSize) {
+            c.out().write(chunk, 0, (int) Math.min(writeSize, left));
+        }
+        if (c.in().read() != 1) {
+            throw new IOException("no answer after the stream");
+        }
+        return (bytes / 1048576.0) / ((System.nanoTime() - t0) / 1e9);
+    }
+
+    private static double selectorPings(SocketChannel ch, int pings) throws IOException {
+        int warmup = pings / 4;
+        long[] start = new long[1];
+        ByteBuffer ping = ByteBuffer.allocateDirect(PING);
+        SelectorLoop loop = new SelectorLoop(ch, ping, pings, true) {
+            @Override
+            void onRound(int i) {
                 if (i == warmup) {
-                    start = System.nanoTime();
+                    start[0] = System.nanoTime();
                 }
                 ping.clear();
                 ping.putInt(0, i);
-                writeFully(ch, ping);
-                ping.clear();
-                readFully(ch, ping);
-                if (ping.getInt(0) != i) {
-                    throw new IOException("ping " + i + " came back as " + ping.getInt(0));
+            }
+        };
+        loop.run();
+        return (System.nanoTime() - start[0]) / 1e3 / (pings - warmup);
+    }
+
+    private static void selectorEcho(SocketChannel ch, int pings) throws IOException {
+        new SelectorLoop(ch, ByteBuffer.allocateDirect(PING), pings, false).run();
+    }
+
+    /**
+     * Ping-pong driven by a Selector: the client writes then waits for OP_READ; the echo side reads,
+     * then writes back. The channel is blocking again afterwards, for the streams.
+     */
+    private static class SelectorLoop {
+        private final SocketChannel ch;
+        private final ByteBuffer buf;
+        private final int rounds;
+        private final boolean client;
+
+        SelectorLoop(SocketChannel ch, ByteBuffer buf, int rounds, boolean client) {
+            this.ch = ch;
+            this.buf = buf;
+            this.rounds = rounds;
+            this.client = client;
+        }
+
+        void onRound(int i) {
+            buf.clear();
+        }
+
+        void run() throws IOException {
+            ch.configureBlocking(false);
+            try (Selector selector = Selector.open()) {
+                SelectionKey key = ch.register(selector, 0);
+                for (int i = 0; i < rounds; i++) {
+                    onRound(i);
+                    if (client) {
+                        writeAll(selector, key);
+                        buf.clear();
+                        readAll(selector, key);
+                    } else {
+                        readAll(selector, key);
+                        buf.flip();
+                        writeAll(selector, key);
+                    }
+                }
+                key.cancel();
+                selector.selectNow();
+            }
+            ch.configureBlocking(true);
+        }
+
+        private void readAll(Selector selector, SelectionKey key) throws IOException {
+            key.interestOps(SelectionKey.OP_READ);
+            while (buf.hasRemaining()) {
+                if (ch.read(buf) < 0) {
+                    throw new IOException("peer closed early");
+                }
+                if (buf.hasRemaining()) {
+                    selector.select();
+                    selector.selectedKeys().clear();
                 }
             }
-            double rttMicros = (System.nanoTime() - start) / 1e3 / (pings - warmup);
+        }
 
-            ByteBuffer chunk = ByteBuffer.allocateDirect(CHUNK);
-            long t0 = System.nanoTime();
-            for (long left = streamBytes; left > 0; left -= CHUNK) {
-                chunk.clear().limit((int) Math.min(CHUNK, left));
-                writeFully(ch, chunk);
+        private void writeAll(Selector selector, SelectionKey key) throws IOException {
+            key.interestOps(SelectionKey.OP_WRITE);
+            while (buf.hasRemaining()) {
+                ch.write(buf);
+                if (buf.hasRemaining()) {
+                    selector.select();
+                    selector.selectedKeys().clear();
+                }
             }
-            readFully(ch, ByteBuffer.allocate(1));
-            double seconds = (System.nanoTime() - t0) / 1e9;
-            System.out.printf(Locale.ROOT, "RESULT rtt_us=%.2f stream_MiBps=%.1f%n", rttMicros, mib / seconds);
         }
     }
 
-    private static void readFully(SocketChannel ch, ByteBuffer b) throws IOException {
-        while (b.hasRemaining()) {
-            if (ch.read(b) < 0) {
+    private static byte[] readFully(InputStream in, byte[] b) throws IOException {
+        for (int off = 0; off < b.length; ) {
+            int n = in.read(b, off, b.length - off);
+            if (n < 0) {
                 throw new IOException("peer closed early");
             }
+            off += n;
         }
-    }
-
-    private static void writeFully(SocketChannel ch, ByteBuffer b) throws IOException {
-        while (b.hasRemaining()) {
-            ch.write(b);
-        }
+        return b;
     }
 }

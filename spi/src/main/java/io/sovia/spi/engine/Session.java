@@ -121,11 +121,16 @@ public final class Session {
     /** Processes arrived frames and due timers; returns whether any frame arrived. */
     public boolean poll() {
         lock.lock();
+        boolean any;
         try {
-            return machine.poll();
+            any = machine.poll();
         } finally {
             unlockAndRing();
         }
+        // this thread (the service thread, for a timer) may have freed room or taken data that an app
+        // thread sleeps on, and nobody else will ring for it
+        waiters.wakeAll();
+        return any;
     }
 
     /**

@@ -31,6 +31,8 @@ final class SessionSender {
     private final FrameFlyweight out = new FrameFlyweight();
     private final ByteRing unsent;
     private final int maxPayload;
+    /** Combined bytes go out once this many are waiting: a full frame, or half the send buffer if smaller. */
+    private final int combineLimit;
 
     /** Stamped on every frame but SYN; learnt from the peer's SYN or SYN_ACK. Guarded by the session's lock. */
     private long peerToken;
@@ -63,6 +65,7 @@ final class SessionSender {
         this.creditWaker = creditWaker;
         this.unsent = new ByteRing(config.sendBuffer());
         this.maxPayload = link.maxFrameLength() - HEADER_LENGTH;
+        this.combineLimit = Math.min(maxPayload, config.sendBuffer() / 2);
         this.sndNxt = initialSeq;
         this.peerAck = initialSeq;
     }
@@ -158,7 +161,7 @@ final class SessionSender {
 
     /** Nagle: hold a small write while sequenced frames are unacknowledged. */
     private boolean holdSmall(boolean large, int length) {
-        return !noDelay && !large && length < maxPayload && peerAck != sndNxt;
+        return !noDelay && !large && length < combineLimit && peerAck != sndNxt;
     }
 
     private int credit(boolean established) {
