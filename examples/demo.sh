@@ -5,16 +5,16 @@
 #
 #   bash examples/demo.sh            two JVMs, client and server processes (the shm path)
 #   bash examples/demo.sh one-jvm    client and server threads of one JVM (the jvm path)
-# Environment: APIS (default "nio net selector"), PINGS (64-byte round trips, default 100000),
-# MIB (MiB streamed in 64 KiB writes; 4 KiB writes stream an eighth, 64 B writes a 64th; default 256),
+# Environment: APIS (default "nio net selector"), PINGS (64-byte round trips, default 200000),
+# MIB (MiB streamed in 64 KiB writes; 4 KiB writes stream an eighth, 64 B writes a 64th; default 1024),
 # SKIP_BUILD=1, JAVA.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 MODE=${1:-two-jvm}
 APIS=${APIS:-nio net selector}
-PINGS=${PINGS:-100000}
-MIB=${MIB:-256}
+PINGS=${PINGS:-200000}
+MIB=${MIB:-1024}
 JAVA=${JAVA:-java}
 AGENT=$PWD/agent/target/sovia.jar
 CP=$PWD/examples/target/classes

@@ -431,7 +431,7 @@ final class SessionMachine {
     }
 
     private void watchCredit() {
-        sender.watchCredit(failure == null && waitsForCredit());
+        sender.watchCredit(failure == null && sender.isStalled() && waitsForCredit());
     }
 
     /** Whether data or FIN wait for credit, so a lost window update must be probed for. */

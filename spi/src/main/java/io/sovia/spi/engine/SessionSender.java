@@ -31,6 +31,11 @@ final class SessionSender {
     private final FrameFlyweight out = new FrameFlyweight();
     private final ByteRing unsent;
     private final int maxPayload;
+    /**
+     * Whether the last flush stopped for want of credit or link space (not because combining held the
+     * bytes): only then must the peer's next frame bring someone to send them.
+     */
+    private boolean stalled;
     /** Combined bytes go out once this many are waiting: a full frame, or half the send buffer if smaller. */
     private final int combineLimit;
 
@@ -196,6 +201,7 @@ final class SessionSender {
      * everything buffered went out, so a pending FIN may follow.
      */
     boolean flushUnsent(boolean force, boolean established) {
+        stalled = false;
         while (!unsent.isEmpty()) {
             if (!force && holdSmall(false, unsent.size())) {
                 if (nagleDeadline == 0) {
@@ -210,10 +216,12 @@ final class SessionSender {
                     retransmitter.windowClosed(clock.getAsLong());
                 }
                 nagleDeadline = 0; // waiting for credit now, not for the timer
+                stalled = true;
                 return false;
             }
             int offset = claim(n);
             if (offset < 0) {
+                stalled = true;
                 return false;
             }
             unsent.copyTo(link.sendBuffer(), offset + HEADER_LENGTH, n);
@@ -228,10 +236,12 @@ final class SessionSender {
     /** Sends FIN unless the retransmission window or the link is full; returns whether it went. */
     boolean sendFin() {
         if (retransmitter != null && retransmitter.isFull()) {
+            stalled = true;
             return false;
         }
         int offset = claim(0);
         if (offset < 0) {
+            stalled = true;
             return false;
         }
         finSeq = sndNxt;
@@ -240,6 +250,10 @@ final class SessionSender {
     }
 
     /** Keeps the credit waker registered exactly while {@code waiting}: bytes or a FIN wait to go out. */
+    boolean isStalled() {
+        return stalled;
+    }
+
     void watchCredit(boolean waiting) {
         if (waiting != watchingCredit) {
             watchingCredit = waiting;
