@@ -22,7 +22,9 @@ import java.nio.file.Files;
 import java.nio.file.attribute.UserPrincipal;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A Sovia listener's shared-memory side: a UNIX socket at the listener's well-known path, where local
@@ -32,6 +34,14 @@ import java.util.concurrent.Callable;
  * checked anyway.
  */
 final class ShmListener implements Transport.TransportListener {
+    /** Sockets of this JVM's open listeners, removed at exit when the app did not close them. */
+    private static final Set<java.nio.file.Path> OPEN = ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> OPEN.forEach(ShmTransport::deleteQuietly),
+                "sovia-shm-exit"));
+    }
+
     private final ShmDirectory directory;
     private final java.nio.file.Path socket;
     private final ServerSocketChannel unixServer;
@@ -65,6 +75,7 @@ final class ShmListener implements Transport.TransportListener {
         ServerSocketChannel server = SoviaSelectorProvider.jdk().openServerSocketChannel(StandardProtocolFamily.UNIX);
         try {
             server.bind(UnixDomainSocketAddress.of(socket));
+            OPEN.add(socket);
             server.configureBlocking(false);
             return new ShmListener(directory, socket, server);
         } catch (IOException | RuntimeException e) {
@@ -130,6 +141,7 @@ final class ShmListener implements Transport.TransportListener {
             // the socket file goes below either way
         }
         ShmTransport.deleteQuietly(socket);
+        OPEN.remove(socket);
         for (Pending p : hellos.values()) {
             ShmTransport.closeQuietly(p.unix());
         }
