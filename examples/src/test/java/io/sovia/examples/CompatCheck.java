@@ -41,7 +41,8 @@ final class CompatCheck {
     /**
      * Runs {@code app server} and {@code app client <port>} in two JVMs, plainly and then both under
      * Sovia; the client's RESULT must not change, and each side's Sovia must carry at least
-     * {@code minConnections} (the server counts the connections it accepted).
+     * {@code minConnections} (the server counts the connections it accepted), all on the shm path
+     * since both ends are on this host under the agent.
      */
     static void twoJvms(Path dir, Class<?> app, Duration timeout, int minConnections) throws Exception {
         String expected;
@@ -56,8 +57,8 @@ final class CompatCheck {
             assertEquals(expected, client.awaitResult(timeout),
                     () -> "RESULT changed under Sovia\n" + client.report());
             stop(server, timeout);
-            assertCarried(client, minConnections);
-            assertCarried(server, minConnections);
+            assertAllShm(assertCarried(client, minConnections), client);
+            assertAllShm(assertCarried(server, minConnections), server);
         }
     }
 
@@ -75,6 +76,11 @@ final class CompatCheck {
     private static void skipUnlessAgentWanted() {
         Assumptions.assumeFalse(PLAIN_ONLY,
                 "sovia.examples.plainOnly: the plain half passed, the Sovia half is skipped");
+    }
+
+    private static void assertAllShm(SoviaStats stats, ForkedJvm jvm) {
+        assertEquals(stats.carried(), stats.on("shm"), () -> "both JVMs are on this host under the agent, so every"
+                + " connection belongs on shm: " + stats.json() + "\n" + jvm.report());
     }
 
     /** The agent wrote its statistics at exit, and they count at least {@code min} carried connections. */

@@ -42,6 +42,12 @@ class CompatibilityTest {
         CompatCheck.oneJvm(dir, WireMockApp.class, JVM_TIMEOUT, 2);
     }
 
+    @Test
+    @Timeout(300)
+    void wireMockInTwoJvms() throws Exception {
+        CompatCheck.twoJvms(dir, WireMockApp.class, JVM_TIMEOUT, 2);
+    }
+
     /** At least one connection from each of the two HTTP clients. */
     @Test
     @Timeout(150)
@@ -49,11 +55,24 @@ class CompatibilityTest {
         CompatCheck.oneJvm(dir, JdkHttpServerApp.class, JVM_TIMEOUT, 2);
     }
 
+    @Test
+    @Timeout(300)
+    void jdkHttpServerInTwoJvms() throws Exception {
+        CompatCheck.twoJvms(dir, JdkHttpServerApp.class, JVM_TIMEOUT, 2);
+    }
+
     /** The control connection, then a data connection for each STOR and RETR in both modes. */
     @Test
     @Timeout(240)
     void ftpActiveAndPassive() throws Exception {
         CompatCheck.oneJvm(dir, FtpApp.class, Duration.ofSeconds(100), 5);
+    }
+
+    /** In active mode the server connects back to the client's listener: shm both ways. */
+    @Test
+    @Timeout(480)
+    void ftpActiveAndPassiveInTwoJvms() throws Exception {
+        CompatCheck.twoJvms(dir, FtpApp.class, Duration.ofSeconds(100), 5);
     }
 
     /** One connection to the registry, one to the exported object. */

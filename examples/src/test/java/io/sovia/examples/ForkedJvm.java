@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.MatchResult;
 import java.util.regex.Matcher;
@@ -27,8 +28,11 @@ final class ForkedJvm implements AutoCloseable {
     /** The examples module: surefire runs the tests there and also says so in {@code basedir}. */
     private static final Path MODULE_DIR =
             Path.of(System.getProperty("basedir", System.getProperty("user.dir"))).toAbsolutePath();
-    private static final Path AGENT_JAR = MODULE_DIR.resolve("../agent/target/sovia.jar").normalize();
-    private static final Path AGENT_TARGET = AGENT_JAR.getParent();
+    private static final Path BUILT_AGENT_JAR = MODULE_DIR.resolve("../agent/target/sovia.jar").normalize();
+    private static final Path AGENT_TARGET = BUILT_AGENT_JAR.getParent();
+    /** {@code -Dsovia.examples.agentJar=...} runs the tests against a copy (one a rebuild cannot change midway). */
+    private static final Path AGENT_JAR = System.getProperty("sovia.examples.agentJar", "").isEmpty()
+            ? BUILT_AGENT_JAR : Path.of(System.getProperty("sovia.examples.agentJar")).toAbsolutePath().normalize();
     private static final Pattern PORT_LINE = Pattern.compile("(?m)^PORT (\\d+)$");
     private static final Pattern RESULT_LINE = Pattern.compile("(?m)^RESULT .*$");
 
@@ -77,10 +81,65 @@ final class ForkedJvm implements AutoCloseable {
     /** Starts {@code app} with the given JVM flags; {@code stats} is where they make the agent write. */
     static ForkedJvm start(Path dir, String name, List<String> jvmFlags, Path stats, Class<?> app, String... args)
             throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        return start(dir, name, Options.flags(jvmFlags, stats), app, args);
+    }
+
+    /**
+     * How to start a JVM beyond its flags: a command that runs {@code java} (such as {@code setpriv ...}),
+     * extra environment variables, another class path, another working directory.
+     *
+     * @param prefix      words before the {@code java} command
+     * @param jvmFlags    flags between {@code java} and the main class
+     * @param environment added to (or, with a null value, removed from) this JVM's environment
+     * @param classpath   the class path, or null for this JVM's own without the agent
+     * @param workDir     the working directory, or null for this JVM's
+     * @param stats       the agent's statistics file, or null
+     */
+    record Options(List<String> prefix, List<String> jvmFlags, Map<String, String> environment, String classpath,
+            Path workDir, Path stats) {
+
+        static Options flags(List<String> jvmFlags, Path stats) {
+            return new Options(List.of(), jvmFlags, Map.of(), null, null, stats);
+        }
+
+        /** With the agent on the command line, writing its statistics to {@code stats}. */
+        static Options agent(Path stats, String... extraFlags) {
+            List<String> flags = new ArrayList<>(agentFlags("", "-Dsovia.stats=" + stats));
+            flags.addAll(Arrays.asList(extraFlags));
+            return flags(flags, stats);
+        }
+
+        static Options plain() {
+            return flags(List.of(), null);
+        }
+
+        Options withPrefix(List<String> words) {
+            return new Options(words, jvmFlags, environment, classpath, workDir, stats);
+        }
+
+        Options withEnvironment(Map<String, String> variables) {
+            return new Options(prefix, jvmFlags, variables, classpath, workDir, stats);
+        }
+
+        Options withClasspath(String path) {
+            return new Options(prefix, jvmFlags, environment, path, workDir, stats);
+        }
+
+        Options withWorkDir(Path dir) {
+            return new Options(prefix, jvmFlags, environment, classpath, dir, stats);
+        }
+
+        Options withStats(Path file) {
+            return new Options(prefix, jvmFlags, environment, classpath, workDir, file);
+        }
+    }
+
+    /** Starts {@code app} as {@code options} say. */
+    static ForkedJvm start(Path dir, String name, Options options, Class<?> app, String... args) throws IOException {
+        List<String> command = new ArrayList<>(options.prefix());
+        command.add(javaCommand());
         command.add("-cp");
-        command.add(appClasspath());
+        command.add(options.classpath() != null ? options.classpath() : appClasspath());
         // Both only silence warnings of JDK 22+/24+ about native access and sun.misc.Unsafe, which the
         // agent's libraries (and Netty) use; given to the plain run too so the runs differ by the agent alone.
         int feature = Runtime.version().feature();
@@ -90,16 +149,42 @@ final class ForkedJvm implements AutoCloseable {
         if (feature >= 24) {
             command.add("--sun-misc-unsafe-memory-access=allow");
         }
-        command.addAll(jvmFlags);
+        command.addAll(options.jvmFlags());
         command.add(app.getName());
         command.addAll(Arrays.asList(args));
         Path out = dir.resolve(name + ".out");
         Path err = dir.resolve(name + ".err");
-        Process process = new ProcessBuilder(command)
+        ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectOutput(out.toFile())
-                .redirectError(err.toFile())
-                .start();
-        return new ForkedJvm(app.getSimpleName() + " " + name, command, process, out, err, stats);
+                .redirectError(err.toFile());
+        options.environment().forEach((variable, value) -> {
+            if (value == null) {
+                builder.environment().remove(variable);
+            } else {
+                builder.environment().put(variable, value);
+            }
+        });
+        if (options.workDir() != null) {
+            builder.directory(options.workDir().toFile());
+        }
+        List<String> brief = new ArrayList<>(command);
+        int cp = brief.indexOf("-cp") + 1;
+        String[] entries = brief.get(cp).split(File.pathSeparator);
+        if (entries.length > 2) {
+            brief.set(cp, entries[0] + File.pathSeparator + "...(" + (entries.length - 1) + " more)");
+        }
+        String shown = (options.environment().isEmpty() ? "" : options.environment() + " ") + String.join(" ", brief);
+        return new ForkedJvm(app.getSimpleName() + " " + name, List.of(shown), builder.start(), out, err, options.stats());
+    }
+
+    /** The {@code java} launcher of this JVM. */
+    static String javaCommand() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    /** The agent jar the tests attach. */
+    static Path agentJar() {
+        return AGENT_JAR;
     }
 
     /**
@@ -114,12 +199,59 @@ final class ForkedJvm implements AutoCloseable {
 
     private static boolean isAgent(Path entry) {
         String file = entry.getFileName() == null ? "" : entry.getFileName().toString();
-        return entry.equals(AGENT_JAR) || entry.startsWith(AGENT_TARGET) || file.startsWith("sovia-agent");
+        return entry.equals(AGENT_JAR) || entry.equals(BUILT_AGENT_JAR) || entry.startsWith(AGENT_TARGET)
+                || file.startsWith("sovia-agent");
     }
 
     /** The agent's statistics file, or null for a plain JVM. */
     Path stats() {
         return stats;
+    }
+
+    /** The process, e.g. to kill it or for its pid. */
+    Process process() {
+        return process;
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    /** Everything the JVM printed on stdout so far. */
+    String stdout() throws IOException {
+        return Files.readString(stdout);
+    }
+
+    /** Waits until a stdout line matches {@code line} (multiline mode, so ^ and $ are a line's ends). */
+    Matcher awaitLine(String line, Duration timeout) throws Exception {
+        Pattern pattern = Pattern.compile(line, Pattern.MULTILINE);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            Matcher m = pattern.matcher(Files.readString(stdout));
+            if (m.find()) {
+                return m;
+            }
+            if (!process.isAlive()) {
+                // it may have printed the line just before it ended
+                m = pattern.matcher(Files.readString(stdout));
+                if (m.find()) {
+                    return m;
+                }
+                return fail(name + " ended without printing a line like " + line + "\n" + report());
+            }
+            Thread.sleep(10);
+        }
+        dumpThreadsAndKill();
+        return fail(name + " printed no line like " + line + " within " + timeout + "\n" + report());
+    }
+
+    /** Waits for the end within {@code timeout} (or kills it and fails); returns the exit status. */
+    int awaitExit(Duration timeout) throws Exception {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            dumpThreadsAndKill();
+            fail(name + " did not finish within " + timeout + "; killed it\n" + report());
+        }
+        return process.exitValue();
     }
 
     /** Waits for the {@code PORT n} line of a server role. */
@@ -135,7 +267,7 @@ final class ForkedJvm implements AutoCloseable {
             }
             Thread.sleep(50);
         }
-        kill();
+        dumpThreadsAndKill();
         return fail(name + " announced no port within " + timeout + "\n" + report());
     }
 
@@ -147,7 +279,7 @@ final class ForkedJvm implements AutoCloseable {
     /** Waits for the end, which must be exit status 0 within {@code timeout}; returns stdout. */
     String awaitSuccess(Duration timeout) throws Exception {
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-            kill();
+            dumpThreadsAndKill();
             fail(name + " did not finish within " + timeout + "; killed it\n" + report());
         }
         assertEquals(0, process.exitValue(), () -> name + " failed\n" + report());
@@ -184,6 +316,24 @@ final class ForkedJvm implements AutoCloseable {
         } catch (IOException e) {
             return "(unreadable: " + e + ")\n";
         }
+    }
+
+    /**
+     * For a JVM that overstayed: SIGQUIT first, so its thread dump (on its stdout) shows where it
+     * hangs in the report; then kill it.
+     */
+    private void dumpThreadsAndKill() {
+        try {
+            Process quit = new ProcessBuilder("kill", "-QUIT", String.valueOf(process.pid()))
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            quit.waitFor(5, TimeUnit.SECONDS);
+            Thread.sleep(1000);
+        } catch (IOException e) {
+            // no kill command: the report just has no thread dump
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        kill();
     }
 
     private void kill() {

@@ -35,6 +35,16 @@ record SoviaStats(Map<String, Long> connections, Map<String, Long> fallbacks, St
         return counts;
     }
 
+    /** Any other flat object of counts, such as {@code bytesSent}; empty if there is none. */
+    Map<String, Long> section(String key) {
+        return counts(json, key);
+    }
+
+    /** Connections on {@code path} ({@code jvm}, {@code shm}, {@code eth}, {@code tcp}); 0 if not listed. */
+    long on(String path) {
+        return connections.getOrDefault(path, 0L);
+    }
+
     /** Connections Sovia carried, over any of its transports. */
     long carried() {
         return connections.entrySet().stream()

@@ -107,13 +107,20 @@ final class ShmDirectory {
         }
     }
 
-    /** Whether a live listener accepts on {@code socket}: a connect that is refused means a dead one. */
+    /**
+     * Whether a live listener owns {@code socket}: only a refused connect means a dead one. The probe
+     * never blocks, since an idle listener's full queue would otherwise hang the caller.
+     */
     static boolean accepting(Path socket) {
         try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            probe.configureBlocking(false);
             probe.connect(UnixDomainSocketAddress.of(socket));
             return true;
-        } catch (IOException e) {
+        } catch (java.net.ConnectException | java.nio.file.NoSuchFileException e) {
             return false;
+        } catch (IOException e) {
+            return !(e.getMessage() != null && e.getMessage().contains("No such file"));
         }
     }
+
 }

@@ -10,7 +10,6 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.Iterator;
-import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -25,7 +24,11 @@ final class ShmDoorbells {
     private static volatile ShmDoorbells instance;
 
     private final Selector selector;
-    private final Queue<Map.Entry<SocketChannel, RingLink>> added = new ConcurrentLinkedQueue<>();
+    private final Queue<Watch> added = new ConcurrentLinkedQueue<>();
+
+    /** A watched connection: its link, and what else to do when its peer dies. */
+    private record Watch(SocketChannel channel, RingLink link, Runnable onDeath) {
+    }
     private final ByteBuffer scratch = ByteBuffer.allocateDirect(256);
 
     private ShmDoorbells() throws IOException {
@@ -49,10 +52,10 @@ final class ShmDoorbells {
         return d;
     }
 
-    /** Watches {@code channel} (made non-blocking here) for {@code link}. */
-    void watch(SocketChannel channel, RingLink link) throws IOException {
+    /** Watches {@code channel} (made non-blocking here) for {@code link}; runs {@code onDeath} if the peer dies. */
+    void watch(SocketChannel channel, RingLink link, Runnable onDeath) throws IOException {
         channel.configureBlocking(false);
-        added.add(Map.entry(channel, link));
+        added.add(new Watch(channel, link, onDeath));
         selector.wakeup();
     }
 
@@ -70,10 +73,10 @@ final class ShmDoorbells {
         while (true) {
             try {
                 selector.select();
-                Map.Entry<SocketChannel, RingLink> e;
-                while ((e = added.poll()) != null) {
-                    if (e.getKey().isOpen()) {
-                        e.getKey().register(selector, SelectionKey.OP_READ, e.getValue());
+                Watch w;
+                while ((w = added.poll()) != null) {
+                    if (w.channel().isOpen()) {
+                        w.channel().register(selector, SelectionKey.OP_READ, w);
                     }
                 }
                 for (Iterator<SelectionKey> it = selector.selectedKeys().iterator(); it.hasNext(); ) {
@@ -88,7 +91,8 @@ final class ShmDoorbells {
     }
 
     private void ring(SelectionKey key) {
-        RingLink link = (RingLink) key.attachment();
+        Watch watch = (Watch) key.attachment();
+        RingLink link = watch.link();
         boolean alive;
         try {
             int n;
@@ -104,6 +108,8 @@ final class ShmDoorbells {
             link.wake();
         } else {
             key.cancel();
+            // clean up first: the woken survivor may exit at once
+            watch.onDeath().run();
             link.peerDied();
         }
     }

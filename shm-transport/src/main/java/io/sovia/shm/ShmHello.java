@@ -30,50 +30,57 @@ record ShmHello(InetSocketAddress client, String segment) {
     static final int VERSION = 1;
     private static final Pattern SEGMENT = Pattern.compile("s-\\d{1,10}-\\d{1,19}\\.seg");
 
-    void writeTo(SocketChannel channel) throws IOException {
+    /** Writes the hello at once (it fits any socket buffer); false if the channel would not take it. */
+    boolean writeTo(SocketChannel channel) throws IOException {
         byte[] address = client.getAddress().getAddress();
         byte[] name = segment.getBytes(StandardCharsets.US_ASCII);
         ByteBuffer b = ByteBuffer.allocate(15 + address.length + name.length).order(ByteOrder.LITTLE_ENDIAN);
         b.putInt(MAGIC).putInt(VERSION).putInt(client.getPort()).put((byte) address.length).put(address)
                 .putShort((short) name.length).put(name).flip();
-        while (b.hasRemaining()) {
-            channel.write(b);
-        }
+        channel.write(b);
+        return !b.hasRemaining();
     }
 
-    /** Reads one hello from a blocking channel; throws on anything malformed. */
-    static ShmHello readFrom(SocketChannel channel) throws IOException {
-        ByteBuffer head = read(channel, 13);
-        if (head.getInt() != MAGIC || head.getInt() != VERSION) {
+    /** The most bytes a hello takes: room to collect one without blocking. */
+    static final int MAX_LENGTH = 15 + 16 + 64;
+
+    /**
+     * Parses the bytes collected so far ({@code bytes} in write mode).
+     *
+     * @return the hello, or null while it is incomplete
+     * @throws IOException if the bytes cannot be a hello
+     */
+    static ShmHello parse(ByteBuffer bytes) throws IOException {
+        ByteBuffer b = bytes.duplicate().flip().order(ByteOrder.LITTLE_ENDIAN);
+        if (b.remaining() < 13) {
+            return null;
+        }
+        if (b.getInt() != MAGIC || b.getInt() != VERSION) {
             throw new IOException("not a Sovia hello");
         }
-        int port = head.getInt();
-        int addressLength = head.get();
+        int port = b.getInt();
+        int addressLength = b.get();
         if (addressLength != 4 && addressLength != 16) {
             throw new IOException("bad address length " + addressLength);
         }
+        if (b.remaining() < addressLength + 2) {
+            return null;
+        }
         byte[] address = new byte[addressLength];
-        read(channel, addressLength).get(address);
-        int nameLength = read(channel, 2).getShort() & 0xffff;
+        b.get(address);
+        int nameLength = b.getShort() & 0xffff;
         if (nameLength > 64) {
             throw new IOException("segment name too long");
         }
+        if (b.remaining() < nameLength) {
+            return null;
+        }
         byte[] name = new byte[nameLength];
-        read(channel, nameLength).get(name);
+        b.get(name);
         String segment = new String(name, StandardCharsets.US_ASCII);
         if (!SEGMENT.matcher(segment).matches()) {
             throw new IOException("bad segment name " + segment);
         }
         return new ShmHello(new InetSocketAddress(InetAddress.getByAddress(address), port), segment);
-    }
-
-    private static ByteBuffer read(SocketChannel channel, int n) throws IOException {
-        ByteBuffer b = ByteBuffer.allocate(n).order(ByteOrder.LITTLE_ENDIAN);
-        while (b.hasRemaining()) {
-            if (channel.read(b) < 0) {
-                throw new IOException("hello cut short");
-            }
-        }
-        return b.flip();
     }
 }

@@ -20,7 +20,9 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.attribute.UserPrincipal;
+import java.nio.ByteBuffer;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -34,12 +36,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * checked anyway.
  */
 final class ShmListener implements Transport.TransportListener {
-    /** Sockets of this JVM's open listeners, removed at exit when the app did not close them. */
-    private static final Set<java.nio.file.Path> OPEN = ConcurrentHashMap.newKeySet();
+    /** This JVM's open listeners, closed at exit when the app did not close them. */
+    private static final Set<ShmListener> OPEN = ConcurrentHashMap.newKeySet();
 
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> OPEN.forEach(ShmTransport::deleteQuietly),
-                "sovia-shm-exit"));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> OPEN.forEach(ShmListener::close), "sovia-shm-exit"));
     }
 
     private final ShmDirectory directory;
@@ -52,6 +53,15 @@ final class ShmListener implements Transport.TransportListener {
 
     private record Pending(SocketChannel unix, ShmHello hello) {
     }
+
+    /** A UNIX connection whose hello is still arriving. */
+    private record Partial(ByteBuffer bytes, long since) {
+    }
+
+    /** A client writes its hello before its TCP connect; one silent this long is no client. */
+    private static final long SILENCE_NANOS = 10_000_000_000L;
+    /** Connections whose hello is incomplete; guarded by {@code this}. */
+    private final Map<SocketChannel, Partial> partial = new HashMap<>();
 
     private ShmListener(ShmDirectory directory, java.nio.file.Path socket, ServerSocketChannel unixServer)
             throws IOException {
@@ -74,10 +84,13 @@ final class ShmListener implements Transport.TransportListener {
         }
         ServerSocketChannel server = SoviaSelectorProvider.jdk().openServerSocketChannel(StandardProtocolFamily.UNIX);
         try {
-            server.bind(UnixDomainSocketAddress.of(socket));
-            OPEN.add(socket);
+            // a burst of connects must not overflow the queue (the JDK's default is 50): each one
+            // waits there until the accept of its TCP connection collects it
+            server.bind(UnixDomainSocketAddress.of(socket), 4096);
             server.configureBlocking(false);
-            return new ShmListener(directory, socket, server);
+            ShmListener listener = new ShmListener(directory, socket, server);
+            OPEN.add(listener);
+            return listener;
         } catch (IOException | RuntimeException e) {
             server.close();
             throw e;
@@ -100,7 +113,7 @@ final class ShmListener implements Transport.TransportListener {
             session.listen();
             session.poll();
             ShmDoorbells doorbells = ShmDoorbells.get();
-            doorbells.watch(p.unix(), link);
+            doorbells.watch(p.unix(), link, () -> { });
             return new SessionBackend(session, Path.SHM, local, remote, () -> doorbells.close(p.unix()), options.call(),
                     interruptible);
         } catch (IOException | RuntimeException e) {
@@ -111,7 +124,10 @@ final class ShmListener implements Transport.TransportListener {
         }
     }
 
-    /** Takes every queued UNIX connection and its hello, keeping those of this user. */
+    /**
+     * Takes every queued UNIX connection of this user and collects its hello without blocking, so a
+     * silent or slow local process cannot stall accepts; one still silent after a while is dropped.
+     */
     private void drain() throws IOException {
         SocketChannel c;
         while ((c = unixServer.accept()) != null) {
@@ -120,31 +136,61 @@ final class ShmListener implements Transport.TransportListener {
                 if (!peer.user().equals(self)) {
                     throw new IOException("peer " + peer.user() + " is not " + self);
                 }
-                c.configureBlocking(true);
-                ShmHello hello = ShmHello.readFrom(c);
-                Pending old = hellos.put(hello.client(), new Pending(c, hello));
-                if (old != null) {
-                    ShmTransport.closeQuietly(old.unix());
-                }
+                c.configureBlocking(false);
+                partial.put(c, new Partial(ByteBuffer.allocate(ShmHello.MAX_LENGTH), System.nanoTime()));
             } catch (IOException | RuntimeException e) {
                 SoviaLog.debugOnce("shm-hello", "refused a shm hello: " + e);
                 ShmTransport.closeQuietly(c);
             }
         }
+        for (Iterator<Map.Entry<SocketChannel, Partial>> it = partial.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<SocketChannel, Partial> e = it.next();
+            SocketChannel ch = e.getKey();
+            try {
+                int n = ch.read(e.getValue().bytes());
+                ShmHello hello = ShmHello.parse(e.getValue().bytes());
+                if (hello != null) {
+                    it.remove();
+                    Pending old = hellos.put(hello.client(), new Pending(ch, hello));
+                    if (old != null) {
+                        ShmTransport.closeQuietly(old.unix());
+                    }
+                } else if (n < 0 || System.nanoTime() - e.getValue().since() > SILENCE_NANOS) {
+                    throw new IOException("no hello");
+                }
+            } catch (IOException | RuntimeException x) {
+                it.remove();
+                ShmTransport.closeQuietly(ch);
+            }
+        }
     }
 
+    /**
+     * Closes the listener: its socket goes, and connections offered to it and never claimed are reset,
+     * their segments removed (the kernel resets connections left in a closed listener's queue).
+     */
     @Override
     public synchronized void close() {
+        if (!OPEN.remove(this)) {
+            return;
+        }
+        try {
+            drain();
+        } catch (IOException | RuntimeException ignored) {
+            // what cannot be read now is left to its client, which removes it when it sees this end
+        }
         try {
             unixServer.close();
         } catch (IOException ignored) {
             // the socket file goes below either way
         }
         ShmTransport.deleteQuietly(socket);
-        OPEN.remove(socket);
         for (Pending p : hellos.values()) {
             ShmTransport.closeQuietly(p.unix());
+            ShmTransport.deleteQuietly(directory.path().resolve(p.hello().segment()));
         }
         hellos.clear();
+        partial.keySet().forEach(ShmTransport::closeQuietly);
+        partial.clear();
     }
 }

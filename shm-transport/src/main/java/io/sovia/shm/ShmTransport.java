@@ -35,12 +35,32 @@ public final class ShmTransport implements Transport {
     /** Record bytes per direction of a segment's rings. */
     public static final String RING = "sovia.shm.ring";
 
+    /**
+     * Segments this JVM created that may still have a name (the server unlinks one when it claims it),
+     * with their listener's socket. At exit those whose listener is gone are removed; the others wait
+     * for their server, which may accept after this client exited, as with TCP.
+     */
+    private static final Map<java.nio.file.Path, java.nio.file.Path> UNCLAIMED =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> UNCLAIMED.forEach((segment, listener) -> {
+            if (!ShmDirectory.accepting(listener)) {
+                deleteQuietly(segment);
+            }
+        }), "sovia-shm-segments"));
+    }
+
     private final ShmDirectory directory;
 
-    /** Called by ServiceLoader; clears what crashed processes of this user left behind. */
+    /**
+     * Called by ServiceLoader; clears what crashed processes of this user left behind, now and again
+     * when this JVM exits (a survivor of a killed peer thus removes the peer's listener socket).
+     */
     public ShmTransport() throws IOException {
         this.directory = new ShmDirectory(java.nio.file.Path.of(System.getProperty(ROOT, "/dev/shm")));
         directory.removeLeftovers();
+        Runtime.getRuntime().addShutdownHook(new Thread(directory::removeLeftovers, "sovia-shm-leftovers"));
     }
 
     @Override
@@ -63,20 +83,32 @@ public final class ShmTransport implements Transport {
         java.nio.file.Path file = directory.newSegment();
         try {
             unix = SoviaSelectorProvider.jdk().openSocketChannel(StandardProtocolFamily.UNIX);
+            unix.configureBlocking(false);
             try {
-                unix.connect(UnixDomainSocketAddress.of(socket));
-            } catch (IOException refused) {
+                if (!unix.connect(UnixDomainSocketAddress.of(socket))) {
+                    // the listener's queue is full (it accepts nothing): never wait for it, use TCP
+                    unix.close();
+                    return null;
+                }
+            } catch (java.net.ConnectException refused) {
                 // the listener died without removing its socket: remove it, and this connect uses TCP
                 Files.deleteIfExists(socket);
                 unix.close();
                 return null;
+            } catch (IOException busy) {
+                // a full queue or a passing error: the listener may well be alive, so leave its socket
+                unix.close();
+                return null;
             }
             ShmSegment segment = ShmSegment.create(file, Integer.getInteger(RING, 1024 * 1024));
-            new ShmHello(local, file.getFileName().toString()).writeTo(unix);
+            UNCLAIMED.put(file, socket);
+            if (!new ShmHello(local, file.getFileName().toString()).writeTo(unix)) {
+                throw new IOException("the listener's socket would not take the hello");
+            }
             RingLink link = link(segment.serverToClient(), segment.clientToServer(), unix);
             Session session = new Session(link, SoviaConfig.session(), System::nanoTime);
             session.connect();
-            return new ShmConnect(local, unix, link, session, file);
+            return new ShmConnect(local, unix, link, session, file, socket);
         } catch (IOException | RuntimeException e) {
             SoviaLog.warn("shared memory unavailable for a connect to " + remote + ", using TCP", e);
             closeQuietly(unix);
@@ -112,6 +144,7 @@ public final class ShmTransport implements Transport {
     }
 
     static void deleteQuietly(java.nio.file.Path file) {
+        UNCLAIMED.remove(file);
         try {
             Files.deleteIfExists(file);
         } catch (IOException ignored) {
@@ -126,20 +159,30 @@ public final class ShmTransport implements Transport {
         private final RingLink link;
         private final Session session;
         private final java.nio.file.Path file;
+        private final java.nio.file.Path listenerSocket;
 
-        ShmConnect(InetSocketAddress local, SocketChannel unix, RingLink link, Session session, java.nio.file.Path file) {
+        ShmConnect(InetSocketAddress local, SocketChannel unix, RingLink link, Session session, java.nio.file.Path file,
+                   java.nio.file.Path listenerSocket) {
             this.local = local;
             this.unix = unix;
             this.link = link;
             this.session = session;
             this.file = file;
+            this.listenerSocket = listenerSocket;
         }
 
         @Override
         public SessionBackend complete(InetSocketAddress remote, AutoCloseable setup,
                                        Map<SocketOption<?>, Object> options, boolean interruptible) throws IOException {
             ShmDoorbells doorbells = ShmDoorbells.get();
-            doorbells.watch(unix, link);
+            // a killed server cannot remove its listener's socket, nor a segment it never claimed; the
+            // client that saw it die does
+            doorbells.watch(unix, link, () -> {
+                deleteQuietly(file);
+                if (!ShmDirectory.accepting(listenerSocket)) {
+                    deleteQuietly(listenerSocket);
+                }
+            });
             AutoCloseable both = () -> {
                 doorbells.close(unix);
                 deleteQuietly(file);

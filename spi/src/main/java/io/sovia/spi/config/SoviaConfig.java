@@ -44,6 +44,10 @@ import java.util.Locale;
  *   <tr><td>{@code sovia.rto.min.micros}, {@code .max.micros}, {@code .initial.micros}</td>
  *       <td>{@code 1000}, {@code 500000}, {@code 20000}</td><td>retransmission timeout clamps (ESP)</td></tr>
  *   <tr><td>{@code sovia.retransmits}</td><td>{@code 12}</td><td>rounds without progress before a peer is dead</td></tr>
+ *   <tr><td>{@code sovia.exit.linger.millis}</td><td>{@code 30000}</td><td>at exit, how long the JVM waits for
+ *       its connections to hand over what apps wrote before exiting (a kernel keeps sending for a dead
+ *       process; Sovia's peer can only read what reached the shared ring). Ends early once all is
+ *       handed over or the peers are gone.</td></tr>
  *   <tr><td>{@code sovia.jvm.ring}</td><td>{@code 1048576}</td><td>bytes per direction of a same-JVM link ring;
  *       a frame is at most a quarter of it</td></tr>
  * </table>
@@ -105,6 +109,11 @@ public final class SoviaConfig {
     /** Spin budget in nanoseconds (on one CPU the "spin" only yields, see {@code SpinThenSleep}). */
     public static long spinNanos() {
         return Long.getLong(SPIN_MICROS, 50) * 1000;
+    }
+
+    /** How long a JVM's exit waits for its connections to hand over what apps wrote. */
+    public static long exitLingerNanos() {
+        return Long.getLong(PREFIX + "exit.linger.millis", 30_000) * 1_000_000;
     }
 
     /** Ring bytes per direction of a same-JVM link. */

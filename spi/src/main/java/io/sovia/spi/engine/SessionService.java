@@ -1,5 +1,6 @@
 package io.sovia.spi.engine;
 
+import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.config.SoviaLog;
 
 import java.util.HashMap;
@@ -26,6 +27,7 @@ public final class SessionService {
     /** Every session not yet released, for the exit flush. */
     private final Set<Session> live = ConcurrentHashMap.newKeySet();
     private volatile Thread thread;
+    private volatile boolean exitHooked;
 
     private SessionService() {
     }
@@ -34,10 +36,20 @@ public final class SessionService {
         return INSTANCE;
     }
 
-    /** Tracks a new session: its timers will run here. */
+    /** Tracks a new session: its timers will run here, and its data is handed over at exit. */
     public void register(Session session) {
+        if (!exitHooked) {
+            hookExit();
+        }
         live.add(session);
         session.onTimer(() -> schedule(session));
+    }
+
+    private synchronized void hookExit() {
+        if (!exitHooked) {
+            exitHooked = true;
+            Runtime.getRuntime().addShutdownHook(new Thread(this::flushAtExit, "sovia-exit-flush"));
+        }
     }
 
     private void schedule(Session session) {
@@ -64,7 +76,6 @@ public final class SessionService {
                     thread = new Thread(this::run, "sovia-service");
                     thread.setDaemon(true);
                     thread.start();
-                    Runtime.getRuntime().addShutdownHook(new Thread(this::flushAtExit, "sovia-exit-flush"));
                 }
                 t = thread;
             }
@@ -117,20 +128,26 @@ public final class SessionService {
         }
     }
 
-    /** Gives closed sessions up to a second to deliver what the app wrote before it exited. */
+    /**
+     * The process is ending: as the kernel does for a process's sockets, every session still open is
+     * closed (FIN after what was written), and the exit waits until every session has put what it was
+     * given into its link, or its peer is gone, for at most {@code sovia.exit.linger.millis}
+     * (SOVIA waited for CLOSED at exit too). A peer that reads nothing can delay the exit that long.
+     */
     private void flushAtExit() {
         for (Session s : live) {
-            s.flush();
+            s.close();
         }
-        long end = System.nanoTime() + 1_000_000_000L;
-        while (!lingering.isEmpty() && System.nanoTime() - end < 0) {
-            for (Map.Entry<Session, Runnable> e : lingering.entrySet()) {
-                if (e.getKey().isFinished()) {
-                    lingering.remove(e.getKey());
-                    e.getValue().run();
-                }
+        long end = System.nanoTime() + SoviaConfig.exitLingerNanos();
+        while (System.nanoTime() - end < 0) {
+            boolean done = true;
+            for (Session s : live) {
+                done &= s.isFinished();
             }
-            LockSupport.parkNanos(100_000L);
+            if (done) {
+                return;
+            }
+            LockSupport.parkNanos(200_000L);
         }
     }
 }

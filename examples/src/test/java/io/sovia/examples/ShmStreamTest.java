@@ -1,0 +1,100 @@
+package io.sovia.examples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two JVMs on this host, both under the agent, must talk over shared memory and lose nothing: a
+ * duplex stream of 1 GiB each way at once in random-sized writes, and 200 connections at once.
+ */
+class ShmStreamTest {
+    private static final long GIB = 1L << 30;
+    private static final Pattern TIMING = Pattern.compile("(?m)^TIMING .*$");
+
+    @TempDir
+    Path dir;
+
+    /** Server on java.net streams, client on a blocking SocketChannel; writes of 1 byte to 512 KiB. */
+    @Test
+    @Timeout(420)
+    void gibibyteEachWayAtOnce() throws Exception {
+        duplex("gib", "net", "nio", GIB, 512 * 1024, Duration.ofSeconds(360));
+    }
+
+    /** The other way round, smaller, with writes larger than a ring (1 MiB) among them. */
+    @Test
+    @Timeout(180)
+    void quarterGibibyteEachWayNioServerJavaNetClient() throws Exception {
+        duplex("quarter", "nio", "net", GIB / 4, 3 * 1024 * 1024, Duration.ofSeconds(150));
+    }
+
+    private void duplex(String name, String serverApi, String clientApi, long bytes, int maxWrite, Duration timeout)
+            throws Exception {
+        try (ForkedJvm server = ForkedJvm.start(dir, name + "-server", ForkedJvm.Options.agent(
+                dir.resolve(name + "-server.stats.json")), DuplexStreamApp.class, "server", serverApi)) {
+            int port = server.awaitPort(Duration.ofSeconds(60));
+            try (ForkedJvm client = ForkedJvm.start(dir, name + "-client", ForkedJvm.Options.agent(
+                    dir.resolve(name + "-client.stats.json")), DuplexStreamApp.class, "client", String.valueOf(port),
+                    clientApi, String.valueOf(bytes), "1", "2", String.valueOf(maxWrite))) {
+                String clientResult = client.awaitResult(timeout);
+                String serverResult = server.awaitResult(timeout);
+                printTimings("client", client);
+                printTimings("server", server);
+                assertEquals(clientResult, serverResult, () -> "what one side sent is not what the other received\n"
+                        + client.report() + server.report());
+                assertEquals("RESULT c2s=" + DemoSupport.sha256OfPseudoRandom(1, bytes)
+                        + " s2c=" + DemoSupport.sha256OfPseudoRandom(2, bytes), clientResult);
+                SoviaStats stats = ShmChecks.assertAllOn("shm", client, 1);
+                ShmChecks.assertAllOn("shm", server, 1);
+                assertEquals(bytes + 32, stats.section("bytesSent").get("shm"),
+                        "the client sent its stream and the 32-byte header over shm");
+            }
+        }
+    }
+
+    private static void printTimings(String role, ForkedJvm jvm) throws Exception {
+        Matcher m = TIMING.matcher(jvm.stdout());
+        while (m.find()) {
+            System.out.println(role + " " + m.group());
+        }
+    }
+
+    /**
+     * 200 connections opened at once from one JVM to a one-thread selector echo server in another,
+     * each echoing 10 MB (random-sized writes, checked byte for byte).
+     */
+    @Test
+    @Timeout(300)
+    void twoHundredConnectionsEchoTenMegabytesEach() throws Exception {
+        int connections = 200;
+        long bytes = 10_000_000;
+        try (ForkedJvm server = ForkedJvm.start(dir, "echo-server", ForkedJvm.Options.agent(
+                dir.resolve("echo-server.stats.json")), ManyEchoApp.class, "server")) {
+            int port = server.awaitPort(Duration.ofSeconds(60));
+            try (ForkedJvm client = ForkedJvm.start(dir, "echo-client", ForkedJvm.Options.agent(
+                    dir.resolve("echo-client.stats.json")), ManyEchoApp.class, "client", String.valueOf(port),
+                    String.valueOf(connections), String.valueOf(bytes))) {
+                assertEquals("RESULT connections=" + connections + " bytes=" + bytes,
+                        client.awaitResult(Duration.ofSeconds(240)));
+                printTimings("client", client);
+                server.closeStdin();
+                String echoed = server.awaitSuccess(Duration.ofSeconds(30));
+                assertTrue(echoed.contains("ECHOED accepted=" + connections + " closed=" + connections
+                        + " bytes=" + connections * bytes), () -> server.report());
+                ShmChecks.assertAllOn("shm", client, connections);
+                ShmChecks.assertAllOn("shm", server, connections);
+                assertEquals(List.of(), ShmChecks.filesOf(List.of(server.pid(), client.pid()), List.of(port)),
+                        "files left in " + ShmChecks.DIR);
+            }
+        }
+    }
+}
