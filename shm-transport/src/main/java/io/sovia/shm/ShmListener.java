@@ -87,6 +87,7 @@ final class ShmListener implements Transport.TransportListener {
             // a burst of connects must not overflow the queue (the JDK's default is 50): each one
             // waits there until the accept of its TCP connection collects it
             server.bind(UnixDomainSocketAddress.of(socket), 4096);
+            Files.setPosixFilePermissions(socket, ShmDirectory.FILE);
             server.configureBlocking(false);
             ShmListener listener = new ShmListener(directory, socket, server);
             OPEN.add(listener);
