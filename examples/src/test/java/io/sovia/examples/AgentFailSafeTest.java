@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -29,10 +28,7 @@ class AgentFailSafeTest {
 
     @BeforeAll
     static void plainResult(@TempDir Path dir) throws Exception {
-        Assumptions.assumeFalse(Boolean.getBoolean("sovia.examples.plainOnly"), "needs the agent");
-        try (ForkedJvm plain = ForkedJvm.start(dir, "plain", false, RmiApp.class, "both")) {
-            expected = plain.awaitResult(TIMEOUT);
-        }
+        expected = CompatCheck.plainResult(dir, RmiApp.class, TIMEOUT);
     }
 
     @Test

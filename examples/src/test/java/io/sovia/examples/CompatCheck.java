@@ -73,6 +73,17 @@ final class CompatCheck {
         server.awaitSuccess(timeout);
     }
 
+    /**
+     * The RESULT of {@code app both} on the plain JDK, for tests that then vary only how the agent is
+     * attached; such tests are skipped in plain-only runs.
+     */
+    static String plainResult(Path dir, Class<?> app, Duration timeout) throws Exception {
+        skipUnlessAgentWanted();
+        try (ForkedJvm plain = ForkedJvm.start(dir, "plain", false, app, "both")) {
+            return plain.awaitResult(timeout);
+        }
+    }
+
     private static void skipUnlessAgentWanted() {
         Assumptions.assumeFalse(PLAIN_ONLY,
                 "sovia.examples.plainOnly: the plain half passed, the Sovia half is skipped");

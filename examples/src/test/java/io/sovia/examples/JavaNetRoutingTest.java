@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -27,10 +26,7 @@ class JavaNetRoutingTest {
 
     @BeforeAll
     static void plainResult(@TempDir Path dir) throws Exception {
-        Assumptions.assumeFalse(Boolean.getBoolean("sovia.examples.plainOnly"), "needs the agent");
-        try (ForkedJvm plain = ForkedJvm.start(dir, "plain", false, RmiApp.class, "both")) {
-            expected = plain.awaitResult(TIMEOUT);
-        }
+        expected = CompatCheck.plainResult(dir, RmiApp.class, TIMEOUT);
     }
 
     private SoviaStats runRmi(String mode) throws Exception {

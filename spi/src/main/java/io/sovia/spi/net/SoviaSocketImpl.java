@@ -144,20 +144,7 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
 
     /** Whether a client offered the connection just accepted into {@code impl} on an accelerated path. */
     private SessionBackend claim(InetSocketAddress remote, InetSocketAddress local, SocketImpl impl) throws IOException {
-        for (Transport.TransportListener listener : listeners) {
-            SessionBackend s;
-            try {
-                s = listener.claim(remote, local, () -> NioImpl.options(impl), false);
-            } catch (IOException | RuntimeException e) {
-                throw e;
-            } catch (Exception e) {
-                throw new IOException(e);
-            }
-            if (s != null) {
-                return s;
-            }
-        }
-        return null;
+        return Transports.claim(listeners, remote, local, () -> NioImpl.options(impl), false);
     }
 
     /** SocketImpl's protected fields are read by Socket and by subclasses; keep them as the delegate's. */

@@ -139,23 +139,13 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
 
     /** Whether a client offered this connection on an accelerated path: then it moves there. */
     private SocketBackend claim(SocketBackend tcp) throws IOException {
-        InetSocketAddress remote = (InetSocketAddress) tcp.remoteAddress();
-        InetSocketAddress local = (InetSocketAddress) tcp.localAddress();
-        for (Transport.TransportListener listener : listeners) {
-            SessionBackend session;
-            try {
-                session = listener.claim(remote, local, () -> SessionBackend.optionsOf(tcp), true);
-            } catch (IOException | RuntimeException e) {
-                throw e;
-            } catch (Exception e) {
-                throw new IOException(e);
-            }
-            if (session != null) {
-                tcp.close();
-                return session;
-            }
+        SessionBackend session = Transports.claim(listeners, (InetSocketAddress) tcp.remoteAddress(),
+                (InetSocketAddress) tcp.localAddress(), () -> SessionBackend.optionsOf(tcp), true);
+        if (session == null) {
+            return tcp;
         }
-        return tcp;
+        tcp.close();
+        return session;
     }
 
     /** Closes this channel after its backend's JDK channel took an interrupt and closed itself. */

@@ -1,15 +1,19 @@
 package io.sovia.spi.route;
 
+import io.sovia.spi.backend.SessionBackend;
 import io.sovia.spi.config.SoviaLog;
 import io.sovia.spi.jvm.JvmTransport;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.SocketOption;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
+import java.util.concurrent.Callable;
 
 /**
  * The accelerated transports of this JVM, fastest first: jvm, then those found by ServiceLoader in
@@ -39,6 +43,29 @@ public final class Transports {
     /** Fastest first. */
     public static List<Transport> all() {
         return ALL;
+    }
+
+    /**
+     * An accept took a TCP connection from {@code remote}: the session of the first transport a client
+     * offered it on, or null when it is plain TCP. The caller then closes the TCP connection itself.
+     */
+    public static SessionBackend claim(List<Transport.TransportListener> listeners, InetSocketAddress remote,
+                                       InetSocketAddress local, Callable<Map<SocketOption<?>, Object>> options,
+                                       boolean interruptible) throws IOException {
+        for (Transport.TransportListener listener : listeners) {
+            SessionBackend session;
+            try {
+                session = listener.claim(remote, local, options, interruptible);
+            } catch (IOException | RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IOException(e);
+            }
+            if (session != null) {
+                return session;
+            }
+        }
+        return null;
     }
 
     /** A listener bound at {@code bound}: its side of every transport that takes connects for it. */
