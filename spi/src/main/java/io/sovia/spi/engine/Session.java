@@ -99,15 +99,6 @@ public final class Session {
         }
     }
 
-    public boolean noDelay() {
-        lock.lock();
-        try {
-            return machine.noDelay();
-        } finally {
-            lock.unlock();
-        }
-    }
-
     /** Sends everything buffered now, ignoring combining (exit flush). */
     public void flush() {
         lock.lock();

@@ -105,10 +105,6 @@ final class SessionMachine {
         }
     }
 
-    boolean noDelay() {
-        return sender.noDelay();
-    }
-
     void flush() {
         poll();
         flush(true);

@@ -83,10 +83,6 @@ final class SessionSender {
         peerToken = token;
     }
 
-    boolean noDelay() {
-        return noDelay;
-    }
-
     void noDelay(boolean on) {
         noDelay = on;
     }

@@ -22,7 +22,6 @@ import static java.lang.invoke.MethodType.methodType;
  * impls unchanged.
  */
 final class NioImpl {
-    private static final Class<?> NIO_SOCKET_IMPL;
     private static final MethodHandle NEW;
     private static final MethodHandle CREATE;
     private static final MethodHandle CONNECT;
@@ -48,10 +47,10 @@ final class NioImpl {
 
     static {
         try {
-            NIO_SOCKET_IMPL = Class.forName("sun.nio.ch.NioSocketImpl");
-            MethodHandles.Lookup impl = MethodHandles.privateLookupIn(NIO_SOCKET_IMPL, MethodHandles.lookup());
+            Class<?> nioSocketImpl = Class.forName("sun.nio.ch.NioSocketImpl");
+            MethodHandles.Lookup impl = MethodHandles.privateLookupIn(nioSocketImpl, MethodHandles.lookup());
             MethodHandles.Lookup base = MethodHandles.privateLookupIn(SocketImpl.class, MethodHandles.lookup());
-            NEW = impl.findConstructor(NIO_SOCKET_IMPL, methodType(void.class, boolean.class))
+            NEW = impl.findConstructor(nioSocketImpl, methodType(void.class, boolean.class))
                     .asType(methodType(SocketImpl.class, boolean.class));
             CREATE = virtual(base, "create", methodType(void.class, boolean.class));
             CONNECT = virtual(base, "connect", methodType(void.class, SocketAddress.class, int.class));
@@ -90,10 +89,6 @@ final class NioImpl {
     /** Forces initialisation, so a missing export shows at install time, not on the first socket. */
     static void check() {
         // the static initialiser ran if this returns
-    }
-
-    static boolean isNioImpl(SocketImpl impl) {
-        return NIO_SOCKET_IMPL.isInstance(impl);
     }
 
     static SocketImpl newImpl(boolean server) {

@@ -89,7 +89,6 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
         if (upgrade != null) {
             session = upgrade.complete(new InetSocketAddress(address, port), () -> NioImpl.close(delegate),
                     NioImpl.options(delegate), false);
-            session.configureBlocking(true);
         }
         SoviaStats.connection(route.path());
         if (route.reason() != null) {
