@@ -54,7 +54,10 @@ public interface Link {
     /** Sets what runs on this end when the peer rings an armed doorbell. */
     void onRing(Runnable wake);
 
-    /** False once the peer is known to be gone (closed its end, or its process died). */
+    /**
+     * False once the peer is known to be gone (closed its end, or its process died). Every frame the
+     * peer sent is visible to {@link #hasFrames()} once this has returned false, never before.
+     */
     boolean isPeerAlive();
 
     /** Releases this end; the peer sees {@link #isPeerAlive()} false. Idempotent. */

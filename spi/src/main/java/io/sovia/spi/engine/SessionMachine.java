@@ -265,7 +265,9 @@ final class SessionMachine {
 
     /** What follows taking frames: the peer's death once nothing of it is left, timers, sending. */
     private boolean afterFrames(boolean any) {
-        if (failure == null && !link.hasFrames() && !link.isPeerAlive()) {
+        // liveness first: a peer marks itself gone only after its last frame, so frames seen empty
+        // after that are empty for good (the other order loses frames written between the two reads)
+        if (failure == null && !link.isPeerAlive() && !link.hasFrames()) {
             peerGone();
         }
         if (failure != null) { // a failed session keeps no timers and sends nothing more
