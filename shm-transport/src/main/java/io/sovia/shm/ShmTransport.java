@@ -130,7 +130,7 @@ public final class ShmTransport implements Transport {
             } catch (IOException gone) {
                 // the peer is gone; the doorbell thread reports it
             }
-        });
+        }, unix);
     }
 
     static void closeQuietly(SocketChannel channel) {

@@ -121,6 +121,16 @@ public final class SessionBackend implements SocketBackend {
     }
 
     @Override
+    public SelectableChannel doorbell() {
+        return session.link().doorbell();
+    }
+
+    @Override
+    public boolean doorbellRung() {
+        return session.link().doorbellReadable();
+    }
+
+    @Override
     public void configureBlocking(boolean block) {
         blocking = block;
     }
@@ -188,6 +198,18 @@ public final class SessionBackend implements SocketBackend {
             }
             awaitReadable(0);
         }
+    }
+
+    @Override
+    public int readNow(ByteBuffer dst) throws IOException {
+        ensureOpen();
+        return session.read(dst);
+    }
+
+    @Override
+    public int writeNow(ByteBuffer src) throws IOException {
+        ensureOpen();
+        return session.write(src);
     }
 
     @Override

@@ -44,6 +44,16 @@ public interface SocketBackend {
     default void armSelector(java.nio.channels.Selector selector, boolean arm) {
     }
 
+    /** See {@code Pollable.doorbell}: the channel a selector may sleep on for this backend, or null. */
+    default SelectableChannel doorbell() {
+        return null;
+    }
+
+    /** See {@code Pollable.doorbellRung}. */
+    default boolean doorbellRung() {
+        return true;
+    }
+
     /** Changes between blocking and non-blocking operation. */
     void configureBlocking(boolean block) throws IOException;
 
@@ -67,6 +77,23 @@ public interface SocketBackend {
 
     /** As {@code SocketChannel.read(ByteBuffer)}. */
     int read(ByteBuffer dst) throws IOException;
+
+    /** What {@link #readNow} and {@link #writeNow} return when this backend cannot try without blocking. */
+    int CANNOT_TRY = Integer.MIN_VALUE;
+
+    /**
+     * Reads what a non-blocking read would, whatever the blocking mode: the blocking channel's fast
+     * path, which needs no interruptible bracket when nothing has to wait. {@link #CANNOT_TRY} when the
+     * backend cannot (the JDK's own channel in blocking mode).
+     */
+    default int readNow(ByteBuffer dst) throws IOException {
+        return CANNOT_TRY;
+    }
+
+    /** Writes what a non-blocking write would, whatever the blocking mode; see {@link #readNow}. */
+    default int writeNow(ByteBuffer src) throws IOException {
+        return CANNOT_TRY;
+    }
 
     /** As {@code SocketChannel.read(ByteBuffer[], int, int)}. */
     long read(ByteBuffer[] dsts, int offset, int length) throws IOException;

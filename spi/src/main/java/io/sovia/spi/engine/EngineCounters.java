@@ -17,6 +17,10 @@ public final class EngineCounters {
     public static final LongAdder PROTOCOL_ERRORS = new LongAdder();
     /** Connections reset by either end or declared dead. */
     public static final LongAdder RESETS = new LongAdder();
+    /** Doorbells rung: the peer had armed and was woken (on shm, one byte on the UNIX socket). */
+    public static final LongAdder DOORBELLS = new LongAdder();
+    /** Times a waiting thread spun through its budget and went to sleep until rung. */
+    public static final LongAdder SLEEPS = new LongAdder();
 
     private EngineCounters() {
     }
@@ -25,6 +29,7 @@ public final class EngineCounters {
     public static String toJson() {
         return "{\"retransmits\": " + RETRANSMITS.sum() + ", \"outOfOrder\": " + OUT_OF_ORDER.sum()
                 + ", \"badTokens\": " + BAD_TOKENS.sum() + ", \"protocolErrors\": " + PROTOCOL_ERRORS.sum()
-                + ", \"resets\": " + RESETS.sum() + "}";
+                + ", \"resets\": " + RESETS.sum() + ", \"doorbells\": " + DOORBELLS.sum()
+                + ", \"sleeps\": " + SLEEPS.sum() + "}";
     }
 }

@@ -1,6 +1,7 @@
 package io.sovia.spi.engine;
 
 import java.nio.ByteBuffer;
+import java.nio.channels.SelectableChannel;
 
 /**
  * One end of a frame pipe between two sessions: the only thing a transport implements for the engine.
@@ -42,6 +43,14 @@ public interface Link {
      */
     int poll(FrameHandler handler, int limit);
 
+    /**
+     * Reliable links: whether the peer has taken every frame this end committed. A small write then has
+     * nothing to be combined behind (Nagle's "all acknowledged", read from the link, so a reliable link
+     * needs no ACK frames for it). Unreliable links may answer anything: the engine asks their
+     * acknowledgements instead.
+     */
+    boolean peerCaughtUp();
+
     /** Whether a frame is waiting to be polled; cheap, for readiness checks. */
     boolean hasFrames();
 
@@ -53,6 +62,25 @@ public interface Link {
 
     /** Sets what runs on this end when the peer rings an armed doorbell. */
     void onRing(Runnable wake);
+
+    /**
+     * A non-blocking kernel channel that turns readable when the peer rings this end, so a selector can
+     * sleep in epoll on it beside its other channels (DESIGN section 3); null when there is none (the
+     * jvm link wakes threads directly) or the peer is gone. Whoever finds it readable calls
+     * {@link #doorbellReadable()}.
+     */
+    default SelectableChannel doorbell() {
+        return null;
+    }
+
+    /**
+     * Takes what was rung on {@link #doorbell()} and wakes this end's sleepers, as the ring would.
+     * Returns false when the doorbell reached its end (the peer's death, which the link's own watcher
+     * reports), so the caller stops watching it.
+     */
+    default boolean doorbellReadable() {
+        return true;
+    }
 
     /**
      * False once the peer is known to be gone (closed its end, or its process died). Every frame the

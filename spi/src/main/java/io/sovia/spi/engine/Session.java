@@ -36,8 +36,11 @@ public final class Session {
     private final SessionMachine machine;
     /** Told when a timer is set, so the service thread runs it; set once before the session is shared. */
     private Runnable onTimer = () -> { };
-    /** Guarded by {@link #lock}. */
-    private boolean timerScheduled;
+    /**
+     * The deadline the service thread will next visit this session for, 0 when it does not watch it:
+     * a later timer needs no wake-up, the visit finds it. Guarded by {@link #lock}.
+     */
+    private long serviceDeadline;
 
     public Session(Link link, SessionConfig config, LongSupplier clock) {
         this.link = link;
@@ -60,14 +63,26 @@ public final class Session {
         this.onTimer = onTimer;
     }
 
-    /** The service thread took note of this session's timers; the next new timer tells it again. */
-    public void timersSeen() {
-        lock.lock();
-        try {
-            timerScheduled = false;
-        } finally {
-            lock.unlock();
+    /**
+     * The service thread's visit: runs due timers, then returns the next deadline, which the service
+     * thread will visit again for (0: none, it stops watching until a timer is set). A session busy in
+     * another thread is not waited for (that thread runs due timers before it lets go); the visit is
+     * retried {@code retryNanos} later, in case that thread then goes idle.
+     */
+    public long serviceVisit(long retryNanos) {
+        if (!lock.tryLock()) {
+            return System.nanoTime() + retryNanos;
         }
+        long next;
+        try {
+            machine.poll();
+            next = machine.nextDeadline();
+            serviceDeadline = next;
+        } finally {
+            unlockAndRing();
+        }
+        waiters.wakeAll();
+        return next;
     }
 
     /** Client side: sends SYN. */
@@ -266,10 +281,11 @@ public final class Session {
         }
     }
 
-    /** Under the lock: tells the service thread once per batch of timers it has not yet seen. */
+    /** Under the lock: tells the service thread of a timer earlier than its next visit here. */
     private void timerSet() {
-        if (!timerScheduled) {
-            timerScheduled = true;
+        long deadline = machine.nextDeadline();
+        if (serviceDeadline == 0 || deadline - serviceDeadline < 0) {
+            serviceDeadline = deadline;
             onTimer.run();
         }
     }

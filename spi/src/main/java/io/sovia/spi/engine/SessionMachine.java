@@ -275,7 +275,8 @@ final class SessionMachine {
             sender.cancelNagle();
             return any;
         }
-        long now = clock.getAsLong();
+        // the clock only when a timer runs: this is on every read and write
+        long now = retransmitter != null || nextDeadline() != 0 ? clock.getAsLong() : 0;
         if (retransmitter != null) {
             retransmitter.onTime(now);
         }

@@ -119,13 +119,15 @@ final class SessionReceiver {
         }
         received.appendAt(buffer, offset + direct, length - direct);
         rcvNxt++;
-        if (++unackedFrames >= config.ackFrames()) {
-            ackNow = true;
-        } else if (ackDeadline == 0 && lossy) {
-            // on a reliable link nothing waits for this ACK: a reader waits only after consuming
-            // everything, which sends a window update, and a combining writer has its own timer
-            ackDeadline = clock.getAsLong() + config.ackDelayNanos();
-            timerSet.run();
+        // on a reliable link nothing waits for a per-frame ACK: the sender keeps no frames, and its
+        // combining watches the link itself; window updates come from consumed()
+        if (lossy) {
+            if (++unackedFrames >= config.ackFrames()) {
+                ackNow = true;
+            } else if (ackDeadline == 0) {
+                ackDeadline = clock.getAsLong() + config.ackDelayNanos();
+                timerSet.run();
+            }
         }
         return true;
     }

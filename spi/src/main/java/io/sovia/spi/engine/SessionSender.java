@@ -160,9 +160,13 @@ final class SessionSender {
         return total + unsent.append(src, Integer.MAX_VALUE);
     }
 
-    /** Nagle: hold a small write while sequenced frames are unacknowledged. */
+    /**
+     * Nagle: hold a small write while earlier frames are outstanding: unacknowledged on a lossy link,
+     * not yet taken by the peer on a reliable one.
+     */
     private boolean holdSmall(boolean large, int length) {
-        return !noDelay && !large && length < combineLimit && peerAck != sndNxt;
+        return !noDelay && !large && length < combineLimit
+                && (retransmitter == null ? !link.peerCaughtUp() : peerAck != sndNxt);
     }
 
     private int credit(boolean established) {

@@ -19,6 +19,8 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class SessionService {
     private static final SessionService INSTANCE = new SessionService();
+    /** When to come back to a session found busy: soon enough for a combining timer (200 us). */
+    private static final long RETRY_NANOS = 100_000L;
 
     /** Sessions whose timers to run, handed over by any thread. */
     private final Queue<Session> timed = new ConcurrentLinkedQueue<>();
@@ -95,9 +97,7 @@ public final class SessionService {
                 long next = 0;
                 for (Iterator<Session> it = watched.keySet().iterator(); it.hasNext(); ) {
                     Session session = it.next();
-                    session.timersSeen();
-                    session.poll();
-                    long deadline = session.nextDeadline();
+                    long deadline = session.serviceVisit(RETRY_NANOS);
                     if (deadline == 0) {
                         it.remove();
                     } else {

@@ -64,6 +64,7 @@ public final class SpinThenSleep {
                         Thread.interrupted();
                         interrupted = true;
                     }
+                    EngineCounters.SLEEPS.increment();
                     if (deadline == 0) {
                         LockSupport.park(this);
                     } else {

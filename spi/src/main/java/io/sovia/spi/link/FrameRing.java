@@ -31,6 +31,9 @@ public final class FrameRing {
 
     /** Producer side only: the tail after the last commit, and the record being written. */
     private long producerTail;
+    /** Producer side only: the consumer's head when last read; the real one is read only when this one
+     *  shows too little room, so the producer does not pull the consumer's cache line on every claim. */
+    private long headCache;
     private long claimPosition = -1;
     private int claimRecordLength;
     /** Consumer side only. */
@@ -48,6 +51,7 @@ public final class FrameRing {
         this.maxFrameLength = capacity / 4 - RECORD_HEADER;
         this.producerTail = (long) LONGS.getAcquire(buffer, capacity + TAIL);
         this.consumerHead = (long) LONGS.getAcquire(buffer, capacity + HEAD);
+        this.headCache = consumerHead;
     }
 
     /** A ring in freshly allocated direct memory. */
@@ -69,13 +73,15 @@ public final class FrameRing {
             throw new IllegalArgumentException("frame of " + length + " bytes, at most " + maxFrameLength);
         }
         int recordLength = FrameRingDescriptor.recordLength(length);
-        long head = (long) LONGS.getAcquire(buffer, capacity + HEAD);
         long tail = producerTail;
         int index = (int) tail & mask;
         int toEnd = capacity - index;
         int padding = toEnd < recordLength ? toEnd : 0;
-        if (capacity - (tail - head) < padding + recordLength) {
-            return -1;
+        if (capacity - (tail - headCache) < padding + recordLength) {
+            headCache = (long) LONGS.getAcquire(buffer, capacity + HEAD);
+            if (capacity - (tail - headCache) < padding + recordLength) {
+                return -1;
+            }
         }
         if (padding > 0) {
             buffer.putInt(index, -padding);
@@ -119,6 +125,12 @@ public final class FrameRing {
             LONGS.setRelease(buffer, capacity + HEAD, head);
         }
         return frames;
+    }
+
+    /** Producer: whether the consumer has taken every committed frame. */
+    public boolean isDrained() {
+        headCache = (long) LONGS.getAcquire(buffer, capacity + HEAD);
+        return headCache == producerTail;
     }
 
     /** Consumer: whether a frame is published and not yet polled. A volatile read, to pair with arming. */

@@ -1,9 +1,13 @@
 package io.sovia.spi.link;
 
+import io.sovia.spi.engine.EngineCounters;
 import io.sovia.spi.engine.FrameHandler;
 import io.sovia.spi.engine.Link;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.channels.SelectableChannel;
 
 /**
  * A reliable link over two frame rings: this end produces into {@code out} and consumes {@code in}.
@@ -14,6 +18,8 @@ public final class RingLink implements Link {
     private final FrameRing in;
     private final FrameRing out;
     private final Runnable ringer;
+    /** Readable when rung (shm: the UNIX socket, non-blocking); null when waking needs no kernel channel. */
+    private final SelectableChannel doorbell;
     /** Set once by the session before the link is shared. */
     private volatile Runnable wake = () -> { };
     private volatile boolean closed;
@@ -24,9 +30,21 @@ public final class RingLink implements Link {
      * @param ringer wakes the peer; called only when the peer armed its doorbell
      */
     public RingLink(FrameRing in, FrameRing out, Runnable ringer) {
+        this(in, out, ringer, null);
+    }
+
+    /**
+     * @param ringer   wakes the peer; called only when the peer armed its doorbell
+     * @param doorbell a non-blocking channel that the peer's ringer makes readable, or null
+     */
+    public RingLink(FrameRing in, FrameRing out, Runnable ringer, SelectableChannel doorbell) {
+        if (doorbell != null && !(doorbell instanceof ReadableByteChannel)) {
+            throw new IllegalArgumentException("a doorbell must be readable: " + doorbell);
+        }
         this.in = in;
         this.out = out;
         this.ringer = ringer;
+        this.doorbell = doorbell;
     }
 
     @Override
@@ -60,6 +78,11 @@ public final class RingLink implements Link {
     }
 
     @Override
+    public boolean peerCaughtUp() {
+        return out.isDrained();
+    }
+
+    @Override
     public boolean hasFrames() {
         return in.hasFrames();
     }
@@ -72,6 +95,7 @@ public final class RingLink implements Link {
     @Override
     public void ring() {
         if (out.consumerArmed()) {
+            EngineCounters.DOORBELLS.increment();
             ringer.run();
         }
     }
@@ -79,6 +103,30 @@ public final class RingLink implements Link {
     @Override
     public void onRing(Runnable wake) {
         this.wake = wake;
+    }
+
+    @Override
+    public SelectableChannel doorbell() {
+        return peerDead || closed ? null : doorbell;
+    }
+
+    @Override
+    public boolean doorbellReadable() {
+        // the doorbell thread may take the same bytes: either reader waking this end is enough
+        ByteBuffer bytes = ByteBuffer.allocate(64);
+        boolean open;
+        try {
+            int n;
+            do {
+                bytes.clear();
+                n = ((ReadableByteChannel) doorbell).read(bytes);
+            } while (n > 0);
+            open = n == 0;
+        } catch (IOException gone) {
+            open = false;
+        }
+        wake();
+        return open;
     }
 
     /** Runs this end's wake action: what the peer's ringer calls. */

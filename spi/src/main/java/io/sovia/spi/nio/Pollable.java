@@ -18,4 +18,17 @@ interface Pollable {
 
     /** When {@link #pollChannel()} is null: registers or removes a selector to wake on readiness changes. */
     void armSelector(java.nio.channels.Selector selector, boolean arm);
+
+    /**
+     * When {@link #pollChannel()} is null: a kernel channel, readable when the peer rings, for the
+     * selector to sleep on in its inner selector; null if none.
+     */
+    default SelectableChannel doorbell() {
+        return null;
+    }
+
+    /** The {@link #doorbell()} was found readable: take the ring; false once the doorbell has ended. */
+    default boolean doorbellRung() {
+        return true;
+    }
 }

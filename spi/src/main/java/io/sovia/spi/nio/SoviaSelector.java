@@ -135,7 +135,8 @@ final class SoviaSelector extends AbstractSelector {
     /**
      * One selection. With user-level keys: scan them; if none is ready, spin (scanning, and polling the
      * kernel too) for the spin budget; then arm their doorbells, scan once more, and sleep in the inner
-     * selector, which a doorbell wakes through {@link #wakeup()}.
+     * selector, where their doorbell channels wake it directly (a link without one wakes it through
+     * {@link #wakeup()}).
      */
     private int doSelect(long timeout) throws IOException {
         updatedKeys = 0;
@@ -214,7 +215,18 @@ final class SoviaSelector extends AbstractSelector {
     }
 
     private void onInnerReady(SelectionKey innerKey) {
-        SoviaSelectionKey key = (SoviaSelectionKey) innerKey.attachment();
+        Object attachment = innerKey.attachment();
+        if (attachment instanceof Doorbell doorbell) {
+            // awake already: disarmed first, so the ring's wake-up does not wake this selector again;
+            // the key itself is scanned once the selection is over
+            Pollable pollable = doorbell.key().pollable();
+            pollable.armSelector(this, false);
+            if (!pollable.doorbellRung()) {
+                innerKey.cancel();
+            }
+            return;
+        }
+        SoviaSelectionKey key = (SoviaSelectionKey) attachment;
         if (key == null || !key.isValid()) {
             return;
         }
@@ -281,22 +293,26 @@ final class SoviaSelector extends AbstractSelector {
                 return false;
             }
             SelectableChannel target = key.pollable().pollChannel();
-            SelectionKey innerKey = key.innerKey();
-            if (target == null) {
-                if (innerKey != null) {
-                    innerKey.cancel();
-                    key.innerKey(null);
-                }
+            boolean user = target == null;
+            if (user) {
                 userKeys.add(key);
-                return false;
+                // a user-level key sleeps on its doorbell, if it has one, beside the kernel channels
+                target = key.pollable().doorbell();
+            } else {
+                userKeys.remove(key);
             }
-            userKeys.remove(key);
+            int ops = user ? SelectionKey.OP_READ : key.rawInterestOps();
+            SelectionKey innerKey = key.innerKey();
             if (innerKey != null && innerKey.isValid() && innerKey.channel() == target) {
-                innerKey.interestOps(key.rawInterestOps());
+                innerKey.interestOps(ops);
                 return false;
             }
             if (innerKey != null) {
                 innerKey.cancel();
+                key.innerKey(null);
+            }
+            if (target == null) {
+                return false;
             }
             boolean flushed = false;
             SelectionKey stale = target.keyFor(inner);
@@ -306,13 +322,20 @@ final class SoviaSelector extends AbstractSelector {
                 flushed = true;
             }
             try {
-                key.innerKey(target.register(inner, key.rawInterestOps(), key));
+                key.innerKey(target.register(inner, ops, user ? new Doorbell(key) : key));
             } catch (ClosedChannelException | CancelledKeyException | IllegalBlockingModeException e) {
-                // the channel closed (or its backend changed mode) since the key was queued: the key is dead
-                key.cancel();
+                // the channel closed (or its backend changed mode) since the key was queued: the key is
+                // dead; a closed doorbell only means the peer is gone, which the key's scan will show
+                if (!user) {
+                    key.cancel();
+                }
             }
             return flushed;
         }
+    }
+
+    /** The attachment of a user-level key's inner key, whose channel is the doorbell. */
+    private record Doorbell(SoviaSelectionKey key) {
     }
 
     @Override

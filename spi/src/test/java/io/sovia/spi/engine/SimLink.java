@@ -78,6 +78,11 @@ final class SimLink implements Link {
     }
 
     @Override
+    public boolean peerCaughtUp() {
+        return peer.incoming.isEmpty();
+    }
+
+    @Override
     public boolean isReliable() {
         return net.reliable;
     }
