@@ -2,6 +2,7 @@
 # Builds Sovia, then runs PingPongApp (a plain client and server that never heard of Sovia) without
 # and with the agent, pinned to one core and to separate cores, and prints the path each connection
 # took (from the agent's stats files), round trips, stream rates and the with/without ratios.
+# With two JVMs it also times BareRingPing, 64-byte ping-pong over bare shared memory: the floor.
 #
 #   bash examples/demo.sh            two JVMs, client and server processes (the shm path)
 #   bash examples/demo.sh one-jvm    client and server threads of one JVM (the jvm path)
@@ -59,6 +60,19 @@ run() {
   wait "$server"
 }
 
+# bare SERVER_CPU CLIENT_CPU -> the round trip (us) of BareRingPing, the floor for the shm path
+bare() {
+  local file=/dev/shm/sovia-bare-$$ ready=$OUT/bare.ready
+  rm -f "$file" "$ready"
+  taskset -c "$1" "$JAVA" -cp "$CP" io.sovia.examples.BareRingPing pong "$file" >"$ready" &
+  local pong=$!
+  for _ in $(seq 100); do grep -q READY "$ready" 2>/dev/null && break; sleep 0.1; done
+  taskset -c "$2" "$JAVA" -cp "$CP" io.sovia.examples.BareRingPing ping "$file" "$PINGS" >"$OUT/bare.out"
+  wait "$pong"
+  rm -f "$file"
+  field rtt_us "$OUT/bare.out"
+}
+
 printf '%-15s %-9s %-6s %9s %11s %11s %11s   %s\n' pinning api agent "rtt us" "64B MiB/s" "4K MiB/s" \
   "64K MiB/s" "paths (client / server)"
 for pin in "same-core 0 0" "separate-cores 0 1"; do
@@ -84,4 +98,10 @@ for pin in "same-core 0 0" "separate-cores 0 1"; do
       'BEGIN { printf "%-15s %-9s ratio  %8.1fx %10.1fx %10.1fx %10.1fx   (rtt plain/sovia, streams sovia/plain)\n",
                p, a, r0 / r1, s1 / s0, m1 / m0, l1 / l0 }'
   done
+  if [ "$MODE" = two-jvm ]; then
+    floor=$(bare "$2" "$3")
+    sovia=$(field rtt_us "$OUT/$1-$(set -- $APIS; echo "$1")-yes.out")
+    awk -v p="$1" -v b="$floor" -v s="$sovia" -v a="$(set -- $APIS; echo "$1")" \
+      'BEGIN { printf "%-15s %-9s %-6s %9s   %s rtt with the agent is %.1fx the bare ring\n", p, "bare-ring", "-", b, a, s / b }'
+  fi
 done

@@ -30,10 +30,6 @@ import java.util.Map;
  * socket then rings doorbells and tells each side when the other process dies.
  */
 public final class ShmTransport implements Transport {
-    /** Root of the per-user directory. */
-    public static final String ROOT = "sovia.shm.root";
-    /** Record bytes per direction of a segment's rings. */
-    public static final String RING = "sovia.shm.ring";
 
     /**
      * Segments this JVM created that may still have a name (the server unlinks one when it claims it),
@@ -58,7 +54,7 @@ public final class ShmTransport implements Transport {
      * when this JVM exits (a survivor of a killed peer thus removes the peer's listener socket).
      */
     public ShmTransport() throws IOException {
-        this.directory = new ShmDirectory(java.nio.file.Path.of(System.getProperty(ROOT, "/dev/shm")));
+        this.directory = new ShmDirectory(java.nio.file.Path.of(SoviaConfig.shmRoot()));
         directory.removeLeftovers();
         Runtime.getRuntime().addShutdownHook(new Thread(directory::removeLeftovers, "sovia-shm-leftovers"));
     }
@@ -100,7 +96,7 @@ public final class ShmTransport implements Transport {
                 unix.close();
                 return null;
             }
-            ShmSegment segment = ShmSegment.create(file, Integer.getInteger(RING, 1024 * 1024));
+            ShmSegment segment = ShmSegment.create(file, SoviaConfig.shmRingCapacity());
             UNCLAIMED.put(file, socket);
             if (!new ShmHello(local, file.getFileName().toString()).writeTo(unix)) {
                 throw new IOException("the listener's socket would not take the hello");

@@ -32,9 +32,10 @@ import java.util.Locale;
  *       window it advertises. Measured in one JVM, 64 KiB writes: 256 KiB gave 2.9-4.6 GB/s, 1 MiB
  *       5.0-5.4 GB/s, 2 MiB 6.6 GB/s with a 4 MiB ring; 1 MiB keeps a connection near 4 MiB of memory.</td></tr>
  *   <tr><td>{@code sovia.sndbuf}</td><td>{@code 131072}</td><td>bytes a session accepts beyond the window</td></tr>
- *   <tr><td>{@code sovia.ack.frames}</td><td>{@code 4}</td><td>t: ACK after this many frames. SOVIA's 16 with
- *       64 KiB frames is the half-window rule anyway; 4 kept the writer's credit flowing: 5.5 vs 4.2 GB/s
- *       across cores (two runs each), no difference on one core.</td></tr>
+ *   <tr><td>{@code sovia.ack.frames}</td><td>{@code 4}</td><td>t: on links that can lose frames, ACK after
+ *       this many. Reliable links (jvm, shm) send none per frame: the sender keeps nothing for
+ *       retransmission and its combining watches the peer take frames off the ring, so only window
+ *       updates (half the buffer read) go back.</td></tr>
  *   <tr><td>{@code sovia.ack.delay.micros}</td><td>{@code 1000}</td><td>else ACK after this long; reads that
  *       free half the buffer ACK at once, so this only matters for lost frames and idle peers</td></tr>
  *   <tr><td>{@code sovia.nagle.micros}</td><td>{@code 200}</td><td>a combined small write waits at most this
@@ -50,6 +51,12 @@ import java.util.Locale;
  *       handed over or the peers are gone.</td></tr>
  *   <tr><td>{@code sovia.jvm.ring}</td><td>{@code 1048576}</td><td>bytes per direction of a same-JVM link ring;
  *       a frame is at most a quarter of it</td></tr>
+ *   <tr><td>{@code sovia.shm.ring}</td><td>{@code 1048576}</td><td>bytes per direction of a shared segment's
+ *       ring (power of two, at least 1024). A segment's pages are written when it is made, so that a
+ *       full /dev/shm shows then (and the connect uses TCP) rather than as a fault later: each
+ *       connection holds twice this in /dev/shm until both ends have let go of it.</td></tr>
+ *   <tr><td>{@code sovia.shm.root}</td><td>{@code /dev/shm}</td><td>where the per-user directory
+ *       {@code sovia-<uid>} lives</td></tr>
  * </table>
  */
 public final class SoviaConfig {
@@ -72,6 +79,8 @@ public final class SoviaConfig {
     public static final String SPIN_MICROS = PREFIX + "spin.micros";
     /** Bytes per direction of a same-JVM ring. */
     public static final String JVM_RING = PREFIX + "jvm.ring";
+    public static final String SHM_RING = PREFIX + "shm.ring";
+    public static final String SHM_ROOT = PREFIX + "shm.root";
 
     static final String LOG_DEFAULT = "warn";
     static final String JAVANET_DEFAULT = "advice";
@@ -119,6 +128,14 @@ public final class SoviaConfig {
     /** Ring bytes per direction of a same-JVM link. */
     public static int jvmRingCapacity() {
         return Integer.getInteger(JVM_RING, 1024 * 1024);
+    }
+
+    public static String shmRoot() {
+        return System.getProperty(SHM_ROOT, "/dev/shm");
+    }
+
+    public static int shmRingCapacity() {
+        return Integer.getInteger(SHM_RING, 1024 * 1024);
     }
 
     /** The engine parameters, from {@code sovia.*} properties. */
