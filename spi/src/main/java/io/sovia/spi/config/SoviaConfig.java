@@ -54,7 +54,8 @@ import java.util.Locale;
  *   <tr><td>{@code sovia.shm.ring}</td><td>{@code 1048576}</td><td>bytes per direction of a shared segment's
  *       ring (power of two, at least 1024). A segment's pages are written when it is made, so that a
  *       full /dev/shm shows then (and the connect uses TCP) rather than as a fault later: each
- *       connection holds twice this in /dev/shm until both ends have let go of it.</td></tr>
+ *       connection holds twice this in /dev/shm until both JVMs have unmapped it, which the JDK does
+ *       when the garbage collector drops the mapping, not at close.</td></tr>
  *   <tr><td>{@code sovia.shm.root}</td><td>{@code /dev/shm}</td><td>where the per-user directory
  *       {@code sovia-<uid>} lives</td></tr>
  * </table>
