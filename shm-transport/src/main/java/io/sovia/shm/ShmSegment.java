@@ -80,6 +80,10 @@ final class ShmSegment {
         }
     }
 
+    int capacity() {
+        return capacity;
+    }
+
     FrameRing clientToServer() {
         return ring(ShmSegmentDescriptor.clientToServer());
     }

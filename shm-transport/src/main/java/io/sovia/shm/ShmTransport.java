@@ -48,6 +48,7 @@ public final class ShmTransport implements Transport {
     }
 
     private final ShmDirectory directory;
+    private final ShmSpares spares;
 
     /**
      * Called by ServiceLoader; clears what crashed processes of this user left behind, now and again
@@ -55,8 +56,12 @@ public final class ShmTransport implements Transport {
      */
     public ShmTransport() throws IOException {
         this.directory = new ShmDirectory(java.nio.file.Path.of(SoviaConfig.shmRoot()));
+        this.spares = new ShmSpares(directory, SoviaConfig.shmSpares());
         directory.removeLeftovers();
-        Runtime.getRuntime().addShutdownHook(new Thread(directory::removeLeftovers, "sovia-shm-leftovers"));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            spares.close();
+            directory.removeLeftovers();
+        }, "sovia-shm-leftovers"));
     }
 
     @Override
@@ -76,7 +81,7 @@ public final class ShmTransport implements Transport {
             return null;
         }
         SocketChannel unix = null;
-        java.nio.file.Path file = directory.newSegment();
+        java.nio.file.Path file = null;
         try {
             unix = SoviaSelectorProvider.jdk().openSocketChannel(StandardProtocolFamily.UNIX);
             unix.configureBlocking(false);
@@ -96,7 +101,9 @@ public final class ShmTransport implements Transport {
                 unix.close();
                 return null;
             }
-            ShmSegment segment = ShmSegment.create(file, SoviaConfig.shmRingCapacity());
+            ShmSpares.Spare spare = spares.take(SoviaConfig.shmRingCapacity());
+            file = spare.file();
+            ShmSegment segment = spare.segment();
             UNCLAIMED.put(file, socket);
             if (!new ShmHello(local, file.getFileName().toString()).writeTo(unix)) {
                 throw new IOException("the listener's socket would not take the hello");
@@ -108,7 +115,9 @@ public final class ShmTransport implements Transport {
         } catch (IOException | RuntimeException e) {
             SoviaLog.warn("shared memory unavailable for a connect to " + remote + ", using TCP", e);
             closeQuietly(unix);
-            deleteQuietly(file);
+            if (file != null) {
+                deleteQuietly(file);
+            }
             return null;
         }
     }

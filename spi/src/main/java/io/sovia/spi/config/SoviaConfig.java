@@ -56,6 +56,9 @@ import java.util.Locale;
  *       full /dev/shm shows then (and the connect uses TCP) rather than as a fault later: each
  *       connection holds twice this in /dev/shm until both JVMs have unmapped it, which the JDK does
  *       when the garbage collector drops the mapping, not at close.</td></tr>
+ *   <tr><td>{@code sovia.shm.spares}</td><td>{@code 2}</td><td>segments a JVM that connects over shm
+ *       keeps made ahead, so a connect does not wait for the pages to be written (1.3 ms of a 3.9 ms
+ *       short connection here); 0 makes each at its connect</td></tr>
  *   <tr><td>{@code sovia.shm.root}</td><td>{@code /dev/shm}</td><td>where the per-user directory
  *       {@code sovia-<uid>} lives</td></tr>
  * </table>
@@ -82,6 +85,7 @@ public final class SoviaConfig {
     public static final String JVM_RING = PREFIX + "jvm.ring";
     public static final String SHM_RING = PREFIX + "shm.ring";
     public static final String SHM_ROOT = PREFIX + "shm.root";
+    public static final String SHM_SPARES = PREFIX + "shm.spares";
 
     static final String LOG_DEFAULT = "warn";
     static final String JAVANET_DEFAULT = "advice";
@@ -129,6 +133,10 @@ public final class SoviaConfig {
     /** Ring bytes per direction of a same-JVM link. */
     public static int jvmRingCapacity() {
         return Integer.getInteger(JVM_RING, 1024 * 1024);
+    }
+
+    public static int shmSpares() {
+        return Math.max(0, Integer.getInteger(SHM_SPARES, 2));
     }
 
     public static String shmRoot() {

@@ -33,6 +33,7 @@ final class ByteRing {
         return capacity;
     }
 
+    /** The storage, made on first use; callers with nothing to copy must not ask (it would be made). */
     private ByteBuffer bytes() {
         if (bytes == null) {
             bytes = ByteBuffer.allocate(capacity);
@@ -50,6 +51,9 @@ final class ByteRing {
 
     /** Appends {@code length} bytes at {@code offset} of {@code src}, which must fit. */
     void appendAt(ByteBuffer src, int offset, int length) {
+        if (length == 0) {
+            return;
+        }
         ByteBuffer b = bytes();
         int index = (int) (tail % capacity);
         int first = Math.min(length, capacity - index);
@@ -72,6 +76,9 @@ final class ByteRing {
     /** Moves up to {@code len} bytes into {@code dst} at {@code off}; returns how many. */
     int take(byte[] dst, int off, int len) {
         int n = Math.min(size(), len);
+        if (n == 0) {
+            return 0;
+        }
         ByteBuffer b = bytes();
         int index = (int) (head % capacity);
         int first = Math.min(n, capacity - index);
@@ -85,6 +92,9 @@ final class ByteRing {
 
     /** Copies {@code length} oldest bytes to {@code dst} at {@code offset} without removing them. */
     void copyTo(ByteBuffer dst, int offset, int length) {
+        if (length == 0) {
+            return;
+        }
         ByteBuffer b = bytes();
         int index = (int) (head % capacity);
         int first = Math.min(length, capacity - index);
