@@ -6,6 +6,7 @@ import io.sovia.spi.nio.SoviaSelectorProvider;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
@@ -75,8 +76,10 @@ final class ShmDoorbells {
                 selector.select();
                 Watch w;
                 while ((w = added.poll()) != null) {
-                    if (w.channel().isOpen()) {
+                    try {
                         w.channel().register(selector, SelectionKey.OP_READ, w);
+                    } catch (ClosedChannelException closed) {
+                        // the connection ended before it was watched: nothing to watch
                     }
                 }
                 for (Iterator<SelectionKey> it = selector.selectedKeys().iterator(); it.hasNext(); ) {

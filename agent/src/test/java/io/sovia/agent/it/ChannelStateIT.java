@@ -60,7 +60,7 @@ class ChannelStateIT extends SoviaTestBase {
             assertThrows(ClosedChannelException.class, () -> channel.write(buffer));
             assertThrows(ClosedChannelException.class, () -> channel.read(new ByteBuffer[] {buffer}));
             assertThrows(ClosedChannelException.class, () -> channel.write(new ByteBuffer[] {buffer}));
-            assertThrows(ClosedChannelException.class, () -> channel.connect(pair.server().getLocalAddress()));
+            assertThrows(ClosedChannelException.class, () -> channel.connect(transport.connectAddress(pair.server())));
             assertThrows(ClosedChannelException.class, channel::finishConnect);
             assertThrows(ClosedChannelException.class, channel::shutdownInput);
             assertThrows(ClosedChannelException.class, channel::shutdownOutput);
@@ -101,7 +101,7 @@ class ChannelStateIT extends SoviaTestBase {
         try (ServerSocketChannel server = transport.openServerChannel()) {
             server.configureBlocking(false);
             assertNull(server.accept());
-            try (SocketChannel client = SocketChannel.open(server.getLocalAddress())) {
+            try (SocketChannel client = SocketChannel.open(transport.connectAddress(server))) {
                 try (SocketChannel accepted = acceptWithin(server)) {
                     assertTrue(accepted.isBlocking(), "accepted channels start in blocking mode");
                     Io.assertTalks(client, accepted);
@@ -127,7 +127,7 @@ class ChannelStateIT extends SoviaTestBase {
     @TransportTest
     void connectionStateExceptions(Transport transport) throws IOException {
         try (ServerSocketChannel server = transport.openServerChannel(); SocketChannel channel = SocketChannel.open()) {
-            SocketAddress address = server.getLocalAddress();
+            SocketAddress address = transport.connectAddress(server);
             assertThrows(NotYetConnectedException.class, () -> channel.read(ByteBuffer.allocate(1)));
             assertThrows(NotYetConnectedException.class, () -> channel.write(ByteBuffer.allocate(1)));
             assertThrows(NoConnectionPendingException.class, channel::finishConnect);

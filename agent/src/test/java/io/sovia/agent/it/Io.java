@@ -139,7 +139,7 @@ public final class Io {
     }
 
     /** Closes every non-null resource after {@code cause}, keeping close failures as suppressed exceptions. */
-    public static void closeAll(Exception cause, AutoCloseable... resources) {
+    public static void closeAll(Throwable cause, AutoCloseable... resources) {
         try {
             closeAll(resources);
         } catch (IOException e) {

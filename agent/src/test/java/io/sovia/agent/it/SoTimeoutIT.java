@@ -41,7 +41,7 @@ class SoTimeoutIT extends SoviaTestBase {
             server.setSoTimeout(TIMEOUT_MILLIS);
             assertTimesOut(() -> server.accept().close());
             try (Socket client = new Socket()) {
-                client.connect(server.getLocalSocketAddress());
+                client.connect(transport.connectAddress(server));
                 try (Socket accepted = server.accept()) {
                     Io.assertTalks(client, accepted);
                 }

@@ -15,18 +15,24 @@ import java.util.Locale;
  */
 public interface Transport {
 
-    /** Short name shown in test reports, e.g. {@code tcp}; also the path its connections must take. */
+    /** Short name shown in test reports, e.g. {@code tcp}. */
     String name();
 
+    /** The path Sovia must carry this transport's connections on; by default the one the transport is named after. */
+    default Path path() {
+        return Path.valueOf(name().toUpperCase(Locale.ROOT));
+    }
+
     /**
-     * Counts a pair connected over this transport: Sovia must have carried both ends on this transport's
-     * path. Skipped on the plain JDK ({@code -Dsovia.it.plain=true}), which has no paths.
+     * Counts a pair connected over this transport: Sovia must have carried both ends this JVM holds, the client and
+     * the accepted socket, on this transport's path. Skipped on the plain JDK ({@code -Dsovia.it.plain=true}), which
+     * has no paths.
      */
     default void assertCarried(long before, String what) {
         if (!Boolean.getBoolean("sovia.it.plain")) {
-            long after = SoviaStats.connections(Path.valueOf(name().toUpperCase(Locale.ROOT)));
+            long after = SoviaStats.connections(path());
             if (after != before + 2) {
-                throw new AssertionError(what + " over " + name() + ": expected both ends on the " + name()
+                throw new AssertionError(what + " over " + name() + ": expected both ends on the " + path().key()
                         + " path, counted " + (after - before));
             }
         }
@@ -34,15 +40,40 @@ public interface Transport {
 
     /** Connections Sovia counted so far on this transport's path (0 on the plain JDK). */
     default long carried() {
-        return Boolean.getBoolean("sovia.it.plain") ? 0
-                : SoviaStats.connections(Path.valueOf(name().toUpperCase(Locale.ROOT)));
+        return Boolean.getBoolean("sovia.it.plain") ? 0 : SoviaStats.connections(path());
     }
 
-    /** A new bound, blocking server channel; clients connect to its {@code getLocalAddress()}. */
+    /** A new bound, blocking server channel; clients connect to its {@link #connectAddress(ServerSocketChannel)}. */
     ServerSocketChannel openServerChannel() throws IOException;
 
-    /** A new bound java.net server socket; clients connect to its {@code getLocalSocketAddress()}. */
+    /** A new bound java.net server socket; clients connect to its {@link #connectAddress(ServerSocket)}. */
     ServerSocket openServerSocket() throws IOException;
+
+    /** Where clients reach a server this transport opened; by default where it listens. */
+    default SocketAddress connectAddress(ServerSocketChannel server) throws IOException {
+        return server.getLocalAddress();
+    }
+
+    /** Where clients reach a server socket this transport opened; by default where it listens. */
+    default SocketAddress connectAddress(ServerSocket server) {
+        return server.getLocalSocketAddress();
+    }
+
+    /**
+     * Whether an accepted connection's remote address is the client's local address. Not so when something
+     * relays the connection: the accepted end's peer is then the relay's outgoing socket.
+     */
+    default boolean acceptedSeesClient() {
+        return true;
+    }
+
+    /**
+     * Waits until the peers of the connections closed so far, where they are outside this JVM, have closed too:
+     * Sovia releases a closed connection's descriptors only once its peer has closed as well. By default there
+     * are no such peers.
+     */
+    default void awaitPeersClosed() throws IOException {
+    }
 
     /** An address of this transport where nothing listens, so a connect to it is refused. */
     default SocketAddress refusedAddress() throws IOException {

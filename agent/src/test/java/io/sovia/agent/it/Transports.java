@@ -17,13 +17,18 @@ public final class Transports {
      * everything else is as between processes (segment file, UNIX socket hello, doorbell thread).
      */
     public static final Transport SHM = new Transport.Bound("shm", new InetSocketAddress(loopback(), 0));
+    /**
+     * The engine over shared segments between JVMs: servers in this JVM, clients connecting through a relay in
+     * another JVM, both connections on the shm path.
+     */
+    public static final RelayedTransport SHM_2JVM = new RelayedTransport("shm-2jvm", SHM);
 
     private Transports() {
     }
 
     /** Source of the {@link TransportTest} parameters. */
     public static Stream<Transport> all() {
-        return Boolean.getBoolean("sovia.it.plain") ? Stream.of(TCP) : Stream.of(TCP, JVM, SHM);
+        return Boolean.getBoolean("sovia.it.plain") ? Stream.of(TCP) : Stream.of(TCP, JVM, SHM, SHM_2JVM);
     }
 
     private static InetAddress loopback() {
