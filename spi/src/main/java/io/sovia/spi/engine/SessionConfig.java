@@ -19,8 +19,14 @@ package io.sovia.spi.engine;
 public record SessionConfig(int receiveBuffer, int sendBuffer, int ackFrames, long ackDelayNanos, long nagleNanos,
                             int smallWrite, int windowFrames, long rtoMinNanos, long rtoMaxNanos,
                             long rtoInitialNanos, int maxRetransmits) {
+    /**
+     * The smallest receive buffer, so also what every receiver takes before it has advertised a window:
+     * on a reliable link a client sends this much with its SYN (early data), saving a round trip.
+     */
+    public static final int MIN_RECEIVE_BUFFER = 1024;
+
     public SessionConfig {
-        if (receiveBuffer < 1024 || sendBuffer < 1024 || ackFrames < 1 || windowFrames < 2 || smallWrite < 0
+        if (receiveBuffer < MIN_RECEIVE_BUFFER || sendBuffer < 1024 || ackFrames < 1 || windowFrames < 2 || smallWrite < 0
                 || ackDelayNanos < 0 || nagleNanos < 0 || rtoMinNanos <= 0 || rtoMaxNanos < rtoMinNanos
                 || rtoInitialNanos <= 0 || maxRetransmits < 1) {
             throw new IllegalArgumentException("invalid session configuration " + this);

@@ -160,7 +160,7 @@ final class SessionMachine {
         }
         boolean large = src.remaining() >= config.smallWrite();
         flush(large);
-        int total = sender.accept(src, large, state == ESTABLISHED);
+        int total = sender.accept(src, large, dataMayFlow());
         flush(large);
         return total;
     }
@@ -311,7 +311,11 @@ final class SessionMachine {
             EngineCounters.PROTOCOL_ERRORS.increment(); // no token payload to read
             return true;
         }
-        if (type == SYN ? state != LISTEN && f.payloadToken() != sender.peerToken() : f.token() != localToken) {
+        // early data (see dataMayFlow) was sent before the client learnt our token; a reliable link
+        // carries only this connection's frames, so the token adds nothing there
+        boolean early = type == DATA && f.token() == 0 && retransmitter == null;
+        if (type == SYN ? state != LISTEN && f.payloadToken() != sender.peerToken()
+                : f.token() != localToken && !early) {
             EngineCounters.BAD_TOKENS.increment();
             return true;
         }
@@ -324,7 +328,7 @@ final class SessionMachine {
             EngineCounters.OUT_OF_ORDER.increment();
             return true;
         }
-        if (type != SYN) {
+        if (type != SYN && !early) { // early data acknowledges nothing yet
             sender.onAck(f.ack(), f.window());
             if (outState == OUT_FIN_SENT && retransmitter != null && sender.finAcknowledged()) {
                 outState = OUT_FIN_ACKED;
@@ -422,11 +426,20 @@ final class SessionMachine {
     /** Frames buffered bytes, then a pending FIN, as credit and link allow; {@code force} overrides combining. */
     private void flush(boolean force) {
         if (failure == null // a failed session sends nothing more (no FIN after a reset)
-                && sender.flushUnsent(force, state == ESTABLISHED)
+                && sender.flushUnsent(force, dataMayFlow())
                 && outState == OUT_FIN_PENDING && state == ESTABLISHED && sender.sendFin()) {
             outState = OUT_FIN_SENT;
         }
         watchCredit();
+    }
+
+    /**
+     * Whether DATA may be sent: once established, and on a reliable link right after the SYN too (early
+     * data, within the window every receiver grants before advertising one), since the ring delivers
+     * it after the SYN that opens the connection.
+     */
+    private boolean dataMayFlow() {
+        return state == ESTABLISHED || (state == SYN_SENT && retransmitter == null);
     }
 
     private void watchCredit() {

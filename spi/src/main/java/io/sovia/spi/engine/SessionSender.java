@@ -73,6 +73,8 @@ final class SessionSender {
         this.combineLimit = Math.min(maxPayload, config.sendBuffer() / 2);
         this.sndNxt = initialSeq;
         this.peerAck = initialSeq;
+        // early data on a reliable link (SessionMachine.dataMayFlow); a lossy link waits for the SYN_ACK
+        this.sendEdge = retransmitter == null ? SessionConfig.MIN_RECEIVE_BUFFER : 0;
     }
 
     long peerToken() {
