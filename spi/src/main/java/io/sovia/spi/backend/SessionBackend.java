@@ -17,6 +17,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.AlreadyBoundException;
 import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -177,14 +178,28 @@ public final class SessionBackend implements SocketBackend {
     }
 
     private void awaitReadable(long deadline) throws IOException {
-        if (!waiter.await(session.waiters(), readable, closedCheck, deadline, interruptible) && closed) {
-            throw new AsynchronousCloseException();
+        if (!waiter.await(session.waiters(), readable, closedCheck, deadline, interruptible)) {
+            endedWait();
         }
     }
 
     private void awaitWritable() throws IOException {
-        if (!waiter.await(session.waiters(), writable, closedCheck, 0, interruptible) && closed) {
+        if (!waiter.await(session.waiters(), writable, closedCheck, 0, interruptible)) {
+            endedWait();
+        }
+    }
+
+    /**
+     * A wait ended unready: by a close, or by an interrupt that the channel's own interruptor never saw,
+     * because it came while the thread slept in a selector (whose interruptor stands in for the
+     * channel's while it selects); the channel closes itself on this exception, as the JDK's would.
+     */
+    private void endedWait() throws IOException {
+        if (closed) {
             throw new AsynchronousCloseException();
+        }
+        if (interruptible && Thread.currentThread().isInterrupted()) {
+            throw new ClosedByInterruptException();
         }
     }
 

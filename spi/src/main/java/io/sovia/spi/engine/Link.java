@@ -75,8 +75,8 @@ public interface Link {
 
     /**
      * Takes what was rung on {@link #doorbell()} and wakes this end's sleepers, as the ring would.
-     * Returns false when the doorbell reached its end (the peer's death, which the link's own watcher
-     * reports), so the caller stops watching it.
+     * Returns false when the doorbell reached its end: the peer is gone ({@link #isPeerAlive()} false
+     * from now on), and the caller stops watching it.
      */
     default boolean doorbellReadable() {
         return true;

@@ -164,11 +164,12 @@ final class SessionSender {
 
     /**
      * Nagle: hold a small write while earlier frames are outstanding: unacknowledged on a lossy link,
-     * not yet taken by the peer on a reliable one.
+     * not yet taken by the peer on a reliable one. The first data never waits (only the handshake can
+     * be outstanding then, and early data is there to save that round trip).
      */
     private boolean holdSmall(boolean large, int length) {
         return !noDelay && !large && length < combineLimit
-                && (retransmitter == null ? !link.peerCaughtUp() : peerAck != sndNxt);
+                && (retransmitter == null ? sent != 0 && !link.peerCaughtUp() : peerAck != sndNxt);
     }
 
     private int credit(boolean established) {

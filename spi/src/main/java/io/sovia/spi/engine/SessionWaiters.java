@@ -1,5 +1,6 @@
 package io.sovia.spi.engine;
 
+import java.nio.channels.SelectableChannel;
 import java.nio.channels.Selector;
 import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
@@ -40,6 +41,16 @@ public final class SessionWaiters {
         if (sleepers.length == 0) {
             link.arm(false);
         }
+    }
+
+    /** The channel a sleeper may sleep on in the kernel until rung, or null ({@link Link#doorbell()}). */
+    SelectableChannel doorbell() {
+        return link.doorbell();
+    }
+
+    /** A sleeper found the doorbell rung: takes the ring and wakes the others too. */
+    void doorbellRung() {
+        link.doorbellReadable();
     }
 
     /** Wakes every sleeper; they re-check their condition. */

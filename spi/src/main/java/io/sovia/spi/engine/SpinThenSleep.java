@@ -4,13 +4,17 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.YieldingIdleStrategy;
 
+import java.io.IOException;
+import java.nio.channels.SelectableChannel;
+import java.nio.channels.Selector;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /**
  * How a thread waits for a session (DESIGN section 3): spin for a budget with an Agrona
  * {@link IdleStrategy} that soon yields (so a peer on the same core still runs), then arm the doorbell,
- * re-check, and park until rung. A wake-up across cores costs tens of microseconds on a VM, so the spin
+ * re-check, and sleep until rung: in the kernel on the link's doorbell channel when it has one
+ * ({@link DoorbellSleep}), else parked. A wake-up across cores costs tens of microseconds on a VM, so the spin
  * covers a typical request/response turn.
  */
 public final class SpinThenSleep {
@@ -48,8 +52,19 @@ public final class SpinThenSleep {
                 idle.idle();
             }
             Thread me = Thread.currentThread();
+            SelectableChannel doorbell = waiters.doorbell();
+            Selector selector = doorbell == null ? null : DoorbellSleep.selector();
             while (true) {
-                waiters.add(me);
+                if (selector != null) {
+                    try {
+                        DoorbellSleep.forget(selector);
+                    } catch (IOException e) {
+                        selector = null;
+                    }
+                }
+                Object sleeper = selector == null ? me : selector;
+                boolean rang = false;
+                waiters.add(sleeper);
                 try {
                     if (ready.getAsBoolean()) {
                         return true;
@@ -65,13 +80,26 @@ public final class SpinThenSleep {
                         interrupted = true;
                     }
                     EngineCounters.SLEEPS.increment();
-                    if (deadline == 0) {
+                    if (selector != null) {
+                        try {
+                            rang = DoorbellSleep.sleep(selector, doorbell, deadline);
+                        } catch (IOException ended) {
+                            // the doorbell closed (the connection ended, which also wakes us) or the
+                            // selector failed: park from now on
+                            selector = null;
+                        }
+                    } else if (deadline == 0) {
                         LockSupport.park(this);
                     } else {
                         LockSupport.parkNanos(this, deadline - System.nanoTime());
                     }
                 } finally {
-                    waiters.remove(me);
+                    waiters.remove(sleeper);
+                }
+                if (rang) {
+                    // the others too: the doorbell thread may not get to the byte first; this one is
+                    // no longer registered, so it is not woken again by its own ring
+                    waiters.doorbellRung();
                 }
             }
         } finally {

@@ -120,10 +120,15 @@ public final class RingLink implements Link {
             do {
                 bytes.clear();
                 n = ((ReadableByteChannel) doorbell).read(bytes);
-            } while (n > 0);
-            open = n == 0;
+            } while (n == bytes.capacity()); // a short read took all there was
+            open = n >= 0;
         } catch (IOException gone) {
             open = false;
+        }
+        if (!open) {
+            // the end of the doorbell is the peer's end: every sleeper must see it now, not spin on a
+            // readable end of stream until the doorbell thread (which also cleans up) gets to it
+            peerDead = true;
         }
         wake();
         return open;
