@@ -7,7 +7,8 @@
 #   bash examples/demo.sh            two JVMs, client and server processes (the shm path)
 #   bash examples/demo.sh one-jvm    client and server threads of one JVM (the jvm path)
 # Environment: APIS (default "nio net selector"), PINGS (64-byte round trips, default 200000),
-# MIB (MiB streamed in 64 KiB writes; 4 KiB writes stream an eighth, 64 B writes a 64th; default 1024),
+# MIB (MiB streamed in 64 KiB writes; 4 KiB writes stream an eighth, 64 B writes a 64th; default 1024;
+# each stream and the pings are preceded by an untimed quarter, for the JIT),
 # SKIP_BUILD=1, JAVA.
 set -euo pipefail
 cd "$(dirname "$0")/.."
