@@ -5,14 +5,12 @@ import io.sovia.spi.link.RingLink;
 import io.sovia.spi.nio.SoviaSelectorProvider;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.Iterator;
 import java.util.Queue;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
@@ -30,7 +28,6 @@ final class ShmDoorbells {
     /** A watched connection: its link, and what else to do when its peer dies. */
     private record Watch(SocketChannel channel, RingLink link, Runnable onDeath) {
     }
-    private final ByteBuffer scratch = ByteBuffer.allocateDirect(256);
 
     private ShmDoorbells() throws IOException {
         this.selector = SoviaSelectorProvider.jdk().openSelector();
@@ -96,18 +93,7 @@ final class ShmDoorbells {
     private void ring(SelectionKey key) {
         Watch watch = (Watch) key.attachment();
         RingLink link = watch.link();
-        boolean alive;
-        try {
-            int n;
-            do {
-                scratch.clear();
-                n = ((SocketChannel) key.channel()).read(scratch);
-            } while (n > 0);
-            alive = n == 0;
-        } catch (IOException e) {
-            alive = false;
-        }
-        if (alive) {
+        if (link.drainDoorbell()) {
             link.wake();
         } else {
             key.cancel();

@@ -3,7 +3,6 @@ package io.sovia.shm;
 import io.sovia.spi.config.SoviaLog;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -87,11 +86,7 @@ final class ShmSpares {
     synchronized void close() {
         closed = true;
         for (Spare spare : ready) {
-            try {
-                Files.deleteIfExists(spare.file());
-            } catch (IOException ignored) {
-                // a leftover of this process: the next Sovia JVM of this user removes it
-            }
+            ShmTransport.deleteQuietly(spare.file());
         }
         ready.clear();
     }

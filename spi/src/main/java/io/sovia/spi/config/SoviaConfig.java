@@ -83,8 +83,11 @@ public final class SoviaConfig {
     public static final String SPIN_MICROS = PREFIX + "spin.micros";
     /** Bytes per direction of a same-JVM ring. */
     public static final String JVM_RING = PREFIX + "jvm.ring";
+    /** Bytes per direction of a shared segment's ring. */
     public static final String SHM_RING = PREFIX + "shm.ring";
+    /** Where the per-user shm directory lives. */
     public static final String SHM_ROOT = PREFIX + "shm.root";
+    /** Segments made ahead of shm connects. */
     public static final String SHM_SPARES = PREFIX + "shm.spares";
 
     static final String LOG_DEFAULT = "warn";

@@ -89,8 +89,7 @@ final class DoorbellSleep {
             return selector.selectedKeys().remove(key);
         } finally {
             key.cancel();
-            selector.selectNow(); // deregisters now: the doorbell's descriptor must not outlive its connection
-            selector.selectedKeys().clear();
+            forget(selector); // deregisters now: the doorbell's descriptor must not outlive its connection
         }
     }
 

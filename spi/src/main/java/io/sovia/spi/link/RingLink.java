@@ -110,21 +110,28 @@ public final class RingLink implements Link {
         return peerDead || closed ? null : doorbell;
     }
 
-    @Override
-    public boolean doorbellReadable() {
-        // the doorbell thread may take the same bytes: either reader waking this end is enough
+    /**
+     * Takes the bytes rung on the doorbell, waking nobody: for whoever watches the doorbell channel
+     * (the doorbell thread, a selector, a sleeping thread; any of them may take the same bytes, and
+     * either waking this end is enough). Returns false once the doorbell has ended (the peer is gone).
+     */
+    public boolean drainDoorbell() {
         ByteBuffer bytes = ByteBuffer.allocate(64);
-        boolean open;
         try {
             int n;
             do {
                 bytes.clear();
                 n = ((ReadableByteChannel) doorbell).read(bytes);
             } while (n == bytes.capacity()); // a short read took all there was
-            open = n >= 0;
+            return n >= 0;
         } catch (IOException gone) {
-            open = false;
+            return false;
         }
+    }
+
+    @Override
+    public boolean doorbellReadable() {
+        boolean open = drainDoorbell();
         if (!open) {
             // the end of the doorbell is the peer's end: every sleeper must see it now, not spin on a
             // readable end of stream until the doorbell thread (which also cleans up) gets to it
