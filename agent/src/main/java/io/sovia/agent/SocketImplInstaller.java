@@ -57,9 +57,15 @@ final class SocketImplInstaller {
             if (hook != null) {
                 hook.set(null, null);
             }
+            try {
+                installFactories(factory);
+            } catch (Throwable f) {
+                // one line for both failures: the caller logs this one
+                f.addSuppressed(t);
+                throw f;
+            }
             SoviaLog.warn("cannot instrument SocketImpl.createPlatformSocketImpl; using Socket.setSocketImplFactory, "
                     + "so an app's own call to it will now fail", t);
-            installFactories(factory);
             return "SocketImpl factories";
         }
     }

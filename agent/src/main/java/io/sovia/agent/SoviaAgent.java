@@ -8,6 +8,7 @@ import io.sovia.spi.stats.StatsFileWriter;
 import java.lang.instrument.Instrumentation;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * {@code -javaagent:sovia.jar[=key=value,...]}: installs Sovia before the app runs.
@@ -18,12 +19,20 @@ import java.util.Set;
  */
 public final class SoviaAgent {
     private static final String PROVIDER_PROPERTY = "java.nio.channels.spi.SelectorProvider";
+    /** Set by the first premain of this JVM. */
+    private static final AtomicBoolean PREMAIN_RAN = new AtomicBoolean();
 
     private SoviaAgent() {
     }
 
     /** Entry point named by the jar's {@code Premain-Class}. */
     public static void premain(String args, Instrumentation inst) {
+        if (!PREMAIN_RAN.compareAndSet(false, true)) {
+            // e.g. -javaagent both in JAVA_TOOL_OPTIONS and on the command line: the class is loaded once,
+            // and a second install would stack a SocketImpl factory on the advice and break apps' own
+            SoviaLog.warn("already installed in this JVM; the agent given again (" + args + ") is ignored", null);
+            return;
+        }
         try {
             applyArguments(args);
             if (!SoviaConfig.enabled()) {

@@ -27,7 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 
 /**
- * A connected socket carried by a {@link Session} on a user-level link (jvm today; shm and eth later).
+ * A connected socket carried by a {@link Session} on a user-level link (jvm or shm).
  *
  * <p>Blocking calls wait with {@link SpinThenSleep}. Interruption is the owner's business: a channel
  * owner ({@code interruptible}) has its interruptor close the backend, which ends the wait with

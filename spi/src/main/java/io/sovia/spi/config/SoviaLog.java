@@ -37,6 +37,13 @@ public final class SoviaLog {
         }
     }
 
+    /** As {@link #warn}, once per distinct {@code key} for the life of the JVM: for failures that repeat per connect. */
+    public static void warnOnce(String key, String message, Throwable cause) {
+        if (ONCE.add("warn:" + key)) {
+            warn(message, cause);
+        }
+    }
+
     /** Start-up facts. */
     public static void info(String message) {
         if (level() >= INFO) {

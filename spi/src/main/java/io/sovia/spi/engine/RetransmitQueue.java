@@ -66,11 +66,6 @@ final class RetransmitQueue {
         return rtt;
     }
 
-    /** Send time of the oldest frame; the queue must not be empty. */
-    long oldestSentNanos() {
-        return sentNanos[first];
-    }
-
     /** The i-th oldest frame's offset in {@link #buffer()}. */
     int offset(int i) {
         return ((first + i) % slots) * slotLength;

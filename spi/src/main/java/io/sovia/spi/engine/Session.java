@@ -15,10 +15,12 @@ import java.util.function.LongSupplier;
  * is the caller's business ({@link SessionWaiters}).
  *
  * <p>Flow control is by byte credit: every frame carries the absolute stream offset up to which its
- * receiver may send. Acknowledgements ride on every frame; a separate ACK goes out after
- * {@code ackFrames} frames, when half the receive buffer was freed, or after {@code ackDelayNanos}.
- * Small writes are combined while earlier frames are unacknowledged (Nagle; off with TCP_NODELAY). On
- * an unreliable link sequenced frames are kept until acknowledged and resent go-back-N on timeout.
+ * receiver may send. Acknowledgements ride on every frame; a separate window update goes out as soon
+ * as reads freed half the receive buffer. Small writes are combined while earlier frames are
+ * outstanding (Nagle; off with TCP_NODELAY): on a reliable link until the peer has taken them off the
+ * link, on an unreliable one until acknowledged. Only on an unreliable link is a separate ACK also sent
+ * after {@code ackFrames} frames or {@code ackDelayNanos}, and sequenced frames are kept until
+ * acknowledged and resent go-back-N on timeout.
  *
  * <p>The one state machine is the {@link SessionMachine}; it sends through a {@link SessionSender} and
  * receives through a {@link SessionReceiver}. This class adds the lock, ringing the peer after the lock

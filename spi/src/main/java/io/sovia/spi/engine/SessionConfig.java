@@ -6,8 +6,8 @@ package io.sovia.spi.engine;
  *
  * @param receiveBuffer  bytes a receiver buffers; the window it advertises
  * @param sendBuffer     bytes a sender accepts beyond the window (like SO_SNDBUF)
- * @param ackFrames      t: send an ACK after this many unacknowledged frames
- * @param ackDelayNanos  otherwise send it after this long
+ * @param ackFrames      t: on an unreliable link, send an ACK after this many unacknowledged frames
+ * @param ackDelayNanos  otherwise send it after this long (unreliable links only)
  * @param nagleNanos     small writes held by combining are sent after at most this long
  * @param smallWrite     writes below this many bytes are combined (SOVIA: 2 KB)
  * @param windowFrames   w: sequenced frames in flight on an unreliable link

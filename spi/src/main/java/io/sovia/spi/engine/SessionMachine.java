@@ -69,6 +69,8 @@ final class SessionMachine {
     private boolean appClosed;
     /** The peer closed its end after its FIN: reads still drain, writes fail with "Broken pipe". */
     private boolean peerClosed;
+    /** This end reset the connection (abort, or data after close). */
+    private boolean resetSent;
     private IOException failure;
 
     /**
@@ -134,6 +136,7 @@ final class SessionMachine {
     private int endRead(int n) throws IOException {
         if (n > 0) {
             receiver.consumed(n);
+            sendWindowUpdate();
             return n;
         }
         if (failure != null) {
@@ -195,6 +198,7 @@ final class SessionMachine {
         appClosed = true;
         if (failure == null) {
             sender.sendControl(RST);
+            resetSent = true;
             fail(new SocketException("Socket closed"));
         }
     }
@@ -256,6 +260,20 @@ final class SessionMachine {
     /** Whether frames were committed that the peer must be rung for; the caller rings, outside the lock. */
     boolean takeRing() {
         return sender.takeRing();
+    }
+
+    /**
+     * Sends the window update a read made due at once: the writer may be waiting for that credit, and
+     * this reader may make no further call for a long time. If the link is full, the service thread
+     * retries.
+     */
+    private void sendWindowUpdate() {
+        if (receiver.windowUpdateDue()) {
+            sender.sendAck((byte) 0);
+            if (receiver.windowUpdateDue()) {
+                receiver.retryAck(clock.getAsLong());
+            }
+        }
     }
 
     /** Processes arrived frames and due timers; returns whether any frame arrived. */
@@ -322,6 +340,11 @@ final class SessionMachine {
         if (type == DATA && leavesData()) {
             dataLeft = true;
             return false;
+        }
+        if (failure != null && resetSent && retransmitter != null && type != RST) {
+            // as TCP answers a segment for an aborted connection: the RST may have been lost (or never
+            // fitted the link), and the peer would otherwise retransmit until it gives up
+            sender.sendControl(RST);
         }
         if (failure != null || (state == LISTEN && type != SYN) || (state == SYN_SENT && type != SYN_ACK)) {
             // nothing but the handshake is expected yet; the sender will repeat what matters

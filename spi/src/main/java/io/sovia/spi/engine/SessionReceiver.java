@@ -5,10 +5,11 @@ import java.util.function.LongSupplier;
 
 /**
  * The inbound half of a {@link SessionMachine}: the next sequence number expected, the receive buffer of
- * bytes arrived but not yet read, and when to acknowledge. A separate ACK is due after {@code ackFrames}
- * frames or once half the buffer was freed; on an unreliable link also after {@code ackDelayNanos}. Any
- * frame the {@link SessionSender} sends carries the ack and window, so it settles what was due. Guarded
- * by the session's lock.
+ * bytes arrived but not yet read, and when to acknowledge. A window update is due once reads freed half
+ * the buffer since the last advertised edge, on any link. On an unreliable link, whose sender keeps
+ * frames until acknowledged, an ACK is also due after {@code ackFrames} frames or {@code ackDelayNanos};
+ * a reliable link needs no per-frame ACKs. Any frame the {@link SessionSender} sends carries the ack and
+ * window, so it settles what was due. Guarded by the session's lock.
  */
 final class SessionReceiver {
     private final SessionConfig config;
@@ -87,6 +88,19 @@ final class SessionReceiver {
 
     void ackAtOnce() {
         ackNow = true;
+    }
+
+    /** Whether consumed bytes opened the window far enough to tell the peer now. */
+    boolean windowUpdateDue() {
+        return ackNow;
+    }
+
+    /** The update could not go now: a timer at {@code now} makes the service thread send it. */
+    void retryAck(long now) {
+        if (ackDeadline == 0) {
+            ackDeadline = now;
+            timerSet.run();
+        }
     }
 
     boolean ackDue(long now) {

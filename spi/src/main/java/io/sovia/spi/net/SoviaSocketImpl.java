@@ -72,7 +72,7 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
                 NioImpl.bind(delegate, Router.sourceFor((InetSocketAddress) remote), 0);
                 syncFields();
             }
-            upgrade = route.transport().offer(localAddress(), (InetSocketAddress) remote);
+            upgrade = Router.offer(route, localAddress(), (InetSocketAddress) remote);
             if (upgrade == null) {
                 route = Route.tcp(route.path().key() + "-unavailable");
             }

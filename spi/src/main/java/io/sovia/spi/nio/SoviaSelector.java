@@ -1,6 +1,7 @@
 package io.sovia.spi.nio;
 
 import io.sovia.spi.config.SoviaConfig;
+import io.sovia.spi.config.SoviaLog;
 import io.sovia.spi.engine.SpinThenSleep;
 import org.agrona.concurrent.IdleStrategy;
 
@@ -33,7 +34,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  *
  * <p>Order inside one selection matters: cancelled Sovia keys are deregistered before the inner select,
  * so when the inner selector then drops the inner key of a closed pass-through channel, the channel is
- * no longer registered anywhere and the JDK closes its descriptor (otherwise it would leak).
+ * no longer registered anywhere and the JDK closes its descriptor (otherwise it would leak). A channel
+ * closed during a select may lose its inner key first; then this selector closes the descriptor itself.
  */
 final class SoviaSelector extends AbstractSelector {
     private final Selector inner;
@@ -269,8 +271,25 @@ final class SoviaSelector extends AbstractSelector {
                 userKeys.remove(key);
                 key.pollable().selectorKeys().remove(key);
                 deregister(key);
+                killIfClosed(key);
             }
             cancelled.clear();
+        }
+    }
+
+    /**
+     * The JDK closes a closed channel's descriptor only when the channel leaves its last selector, and
+     * checks that in its own selectors only. When the inner selector dropped a pass-through channel's
+     * inner key before this key (the channel closed during a select), nobody else would close it.
+     */
+    private static void killIfClosed(SoviaSelectionKey key) {
+        SelectableChannel ch = key.channel();
+        if (key.pollable() instanceof PassThrough && !ch.isOpen() && !ch.isRegistered()) {
+            try {
+                ((sun.nio.ch.SelChImpl) ch).kill();
+            } catch (IOException e) {
+                SoviaLog.warn("cannot release the descriptor of a closed " + ch.getClass().getSimpleName(), e);
+            }
         }
     }
 

@@ -164,7 +164,7 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
         if (backend.localAddress() == null) {
             backend.bind(new InetSocketAddress(Router.sourceFor(to), 0));
         }
-        Transport.PendingConnect offer = route.transport().offer((InetSocketAddress) backend.localAddress(), to);
+        Transport.PendingConnect offer = Router.offer(route, (InetSocketAddress) backend.localAddress(), to);
         if (offer == null) {
             return Route.tcp(route.path().key() + "-unavailable");
         }

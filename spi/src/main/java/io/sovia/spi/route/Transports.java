@@ -56,10 +56,11 @@ public final class Transports {
             SessionBackend session;
             try {
                 session = listener.claim(remote, local, options, interruptible);
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException e) {
                 throw e;
             } catch (Exception e) {
-                throw new IOException(e);
+                // an accept loop expects IOExceptions only; anything else would end it
+                throw new IOException("cannot take the connection from " + remote + " on its path", e);
             }
             if (session != null) {
                 return session;

@@ -1,5 +1,6 @@
 package io.sovia.spi.stats;
 
+import io.sovia.spi.config.SoviaLog;
 import io.sovia.spi.route.Path;
 
 import java.util.Map;
@@ -38,6 +39,7 @@ public final class SoviaStats {
     /** A connect went to TCP for {@code reason}. */
     public static void fallback(String reason) {
         FALLBACKS.computeIfAbsent(reason, r -> new LongAdder()).increment();
+        SoviaLog.debugOnce("fallback " + reason, "connects use TCP for this reason (counted in the stats): " + reason);
     }
 
     /** {@code n} bytes left this process on {@code path}. */
