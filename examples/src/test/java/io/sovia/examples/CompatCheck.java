@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -16,25 +18,52 @@ import org.junit.jupiter.api.Assumptions;
 final class CompatCheck {
 
     private static final boolean PLAIN_ONLY = Boolean.getBoolean("sovia.examples.plainOnly");
+    /**
+     * The plain RESULT of {@code app both} by app: it does not change from run to run, so the tests
+     * that compare an agent run with it share one plain JVM per app.
+     */
+    private static final Map<Class<?>, String> PLAIN_BOTH = new HashMap<>();
 
     private CompatCheck() {
     }
 
     /**
-     * Runs {@code app both} plainly and under Sovia, which must carry at least {@code minConnections}, all
-     * on the jvm path since client and server share the JVM.
+     * Runs {@code app both} plainly and under Sovia, which must carry at least {@code minConnections}
+     * connections, all on the jvm path since client and server share the JVM. Each connection is
+     * counted at both ends, its connect and its accept.
      */
     static void oneJvm(Path dir, Class<?> app, Duration timeout, int minConnections) throws Exception {
-        try (ForkedJvm plain = ForkedJvm.start(dir, "plain", false, app, "both")) {
-            String expected = plain.awaitResult(timeout);
-            skipUnlessAgentWanted();
-            try (ForkedJvm sovia = ForkedJvm.start(dir, "sovia", true, app, "both")) {
-                assertEquals(expected, sovia.awaitResult(timeout),
-                        () -> "RESULT changed under Sovia\n" + sovia.report());
-                SoviaStats stats = assertCarried(sovia, minConnections);
-                assertEquals(stats.carried(), stats.connections().get("jvm"),
-                        () -> "client and server share the JVM, so every connection belongs on jvm: " + stats.json());
-            }
+        String expected = plainBoth(dir, app, timeout);
+        skipUnlessAgentWanted();
+        try (ForkedJvm sovia = ForkedJvm.start(dir, "sovia", true, app, "both")) {
+            assertEquals(expected, sovia.awaitResult(timeout),
+                    () -> "RESULT changed under Sovia\n" + sovia.report());
+            SoviaStats stats = assertCarried(sovia, 2 * minConnections);
+            assertEquals(stats.carried(), stats.connections().get("jvm"),
+                    () -> "client and server share the JVM, so every connection belongs on jvm: " + stats.json());
+        }
+    }
+
+    /**
+     * Runs {@code app both} under Sovia with {@code sovia.paths=tcp}: every socket is still one of
+     * Sovia's, but every connection takes the JDK's TCP underneath (the wrapped-TCP backend, which
+     * also carries any connection no faster path reaches). The RESULT must equal the plain run's, at
+     * least {@code minConnections} connections must be counted at both ends, all on tcp, and each
+     * connect must count the fallback {@code disabled} (accepts choose no path, so count none).
+     */
+    static void oneJvmOnTcpPath(Path dir, Class<?> app, Duration timeout, int minConnections) throws Exception {
+        String expected = plainBoth(dir, app, timeout);
+        skipUnlessAgentWanted();
+        try (ForkedJvm sovia = ForkedJvm.start(dir, "sovia-tcp",
+                ForkedJvm.Options.agent(dir.resolve("sovia-tcp.stats.json"), "-Dsovia.paths=tcp"), app, "both")) {
+            assertEquals(expected, sovia.awaitResult(timeout),
+                    () -> "RESULT changed under Sovia on its TCP path\n" + sovia.report());
+            SoviaStats stats = assertCarried(sovia, 2 * minConnections);
+            assertEquals(stats.carried(), stats.on("tcp"),
+                    () -> "sovia.paths=tcp leaves only TCP, so every connection belongs on tcp: " + stats.json());
+            assertEquals(Map.of("disabled", stats.carried() / 2), stats.fallbacks(),
+                    () -> "each connection's connect falls back to TCP because sovia.paths excludes the faster"
+                            + " paths: " + stats.json() + "\n" + sovia.report());
         }
     }
 
@@ -79,9 +108,18 @@ final class CompatCheck {
      */
     static String plainResult(Path dir, Class<?> app, Duration timeout) throws Exception {
         skipUnlessAgentWanted();
-        try (ForkedJvm plain = ForkedJvm.start(dir, "plain", false, app, "both")) {
-            return plain.awaitResult(timeout);
+        return plainBoth(dir, app, timeout);
+    }
+
+    private static synchronized String plainBoth(Path dir, Class<?> app, Duration timeout) throws Exception {
+        String result = PLAIN_BOTH.get(app);
+        if (result == null) {
+            try (ForkedJvm plain = ForkedJvm.start(dir, "plain", false, app, "both")) {
+                result = plain.awaitResult(timeout);
+            }
+            PLAIN_BOTH.put(app, result);
         }
+        return result;
     }
 
     private static void skipUnlessAgentWanted() {
@@ -94,7 +132,10 @@ final class CompatCheck {
                 + " connection belongs on shm: " + stats.json() + "\n" + jvm.report());
     }
 
-    /** The agent wrote its statistics at exit, and they count at least {@code min} carried connections. */
+    /**
+     * The agent wrote its statistics at exit, and they count at least {@code min} carried connections
+     * (a JVM counts each connect and each accept it made).
+     */
     private static SoviaStats assertCarried(ForkedJvm jvm, int min) throws Exception {
         assertTrue(Files.isRegularFile(jvm.stats()),
                 () -> "no statistics file " + jvm.stats() + "\n" + jvm.report());

@@ -21,7 +21,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * kill -9 of one end of a shared-memory connection: the survivor, blocked in a read, in a write with
  * the peer's ring full, or in {@code Selector.select()}, must get an IOException ("Connection reset")
  * within {@link #LIMIT_MILLIS} of the kill, and once both processes are gone none of their files may
- * be left in {@code /dev/shm/sovia-<uid>/}.
+ * be left in {@code /dev/shm/sovia-<uid>/} (a killed server's listener socket at the latest after the
+ * next Sovia JVM started, see {@link #leftovers}).
  *
  * <p>The time is measured from just before this JVM sends SIGKILL to the survivor's
  * {@code System.nanoTime()} when the exception reached the app; both clocks are CLOCK_MONOTONIC.
@@ -76,8 +77,7 @@ class ShmCrashTest {
                         Long.parseLong(selected.group(2)), (Long.parseLong(selected.group(1)) - killed) / 1e6) : "";
                 System.out.printf(Locale.ROOT, "%s: exception after %.1f ms%s: %s%n", what, millis, woke, exception);
 
-                List<String> left = ShmChecks.filesOf(List.of(server.pid(), client.pid()), List.of(port));
-                ShmChecks.removeFilesOf(List.of(server.pid(), client.pid()), List.of(port));
+                List<String> left = leftovers(List.of(server.pid(), client.pid()), port, serverDies);
                 assertAll(what,
                         () -> assertEquals(0, status, () -> "the survivor got no IOException (exit status " + status
                                 + ": 3 means end of stream or data instead)\n" + survivor.report()),
@@ -116,8 +116,7 @@ class ShmCrashTest {
                 System.out.printf(Locale.ROOT, "client of 200 busy connections ended %.0f ms after the server's kill: %s%n",
                         millis, failed.find() ? failed.group() : "(no FAILED line)");
                 assertTrue(server.process().waitFor(30, TimeUnit.SECONDS));
-                List<String> left = ShmChecks.filesOf(List.of(server.pid(), client.pid()), List.of(port));
-                ShmChecks.removeFilesOf(List.of(server.pid(), client.pid()), List.of(port));
+                List<String> left = leftovers(List.of(server.pid(), client.pid()), port, true);
                 assertAll(
                         () -> assertEquals(1, status, client::report),
                         () -> assertTrue(client.stdout().contains("FAILED 200 of 200 connections"), client::report),
@@ -164,10 +163,33 @@ class ShmCrashTest {
             String out = server.awaitSuccess(STEP);
             assertTrue(out.contains("ECHOED accepted=210 closed=10 ") && out.contains(" errors=200"), server::report);
             ShmChecks.assertAllOn("shm", server, 210);
-            List<String> left = ShmChecks.filesOf(List.of(server.pid(), doomedPid), List.of(port));
-            ShmChecks.removeFilesOf(List.of(server.pid(), doomedPid), List.of(port));
+            List<String> left = leftovers(List.of(server.pid(), doomedPid), port, false);
             assertEquals(List.of(), left, "left in " + ShmChecks.DIR);
         }
+    }
+
+    /**
+     * What is left in {@link ShmChecks#DIR} of these processes and of the listener at {@code port} once
+     * they all ended; removes it, so a failure leaves nothing behind either. The README promises that a
+     * dead process's files are removed by the survivor when it can tell, and at the latest by the next
+     * Sovia JVM of the user when it starts. The survivor can tell for segments (their pid is dead), but
+     * its probe of a killed server's listener socket may still be accepted by the kernel while the
+     * killed process is being torn down: then that socket may outlive the survivor, and the next agent
+     * JVM, started here, must remove it. Anything else left is returned right away.
+     */
+    private List<String> leftovers(List<Long> pids, int port, boolean serverKilled) throws Exception {
+        List<String> left = ShmChecks.filesOf(pids, List.of(port));
+        if (serverKilled && !left.isEmpty() && left.stream().allMatch(name -> name.startsWith("l-" + port + "-"))) {
+            System.out.println("the killed server's listener socket outlived the survivor: " + left
+                    + "; the next Sovia JVM must remove it");
+            try (ForkedJvm next = ForkedJvm.start(dir, "next-jvm", ForkedJvm.Options.agent(
+                    dir.resolve("next-jvm.stats.json")), RmiApp.class, "both")) {
+                next.awaitResult(STEP);
+            }
+            left = ShmChecks.filesOf(pids, List.of(port));
+        }
+        ShmChecks.removeFilesOf(pids, List.of(port));
+        return left;
     }
 
     private static long errorLines(ForkedJvm jvm) throws Exception {

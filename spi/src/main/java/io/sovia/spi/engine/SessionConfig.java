@@ -29,7 +29,12 @@ public record SessionConfig(int receiveBuffer, int sendBuffer, int ackFrames, lo
         if (receiveBuffer < MIN_RECEIVE_BUFFER || sendBuffer < 1024 || ackFrames < 1 || windowFrames < 2 || smallWrite < 0
                 || ackDelayNanos < 0 || nagleNanos < 0 || rtoMinNanos <= 0 || rtoMaxNanos < rtoMinNanos
                 || rtoInitialNanos <= 0 || maxRetransmits < 1) {
-            throw new IllegalArgumentException("invalid session configuration " + this);
+            // the fields are not assigned yet in a compact constructor: name the parameters
+            throw new IllegalArgumentException("invalid session configuration: receiveBuffer=" + receiveBuffer
+                    + ", sendBuffer=" + sendBuffer + ", ackFrames=" + ackFrames + ", ackDelayNanos=" + ackDelayNanos
+                    + ", nagleNanos=" + nagleNanos + ", smallWrite=" + smallWrite + ", windowFrames=" + windowFrames
+                    + ", rtoMinNanos=" + rtoMinNanos + ", rtoMaxNanos=" + rtoMaxNanos + ", rtoInitialNanos="
+                    + rtoInitialNanos + ", maxRetransmits=" + maxRetransmits);
         }
     }
 }
