@@ -6,6 +6,8 @@ import org.junit.jupiter.api.Timeout;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 
+import static org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD;
+
 /**
  * Early data over a {@link SimNetwork}: on a reliable link a client frames up to
  * {@link SessionConfig#MIN_RECEIVE_BUFFER} bytes right after its SYN, with token 0, and the server reads
@@ -57,7 +59,7 @@ class EarlyDataSimTest {
     }
 
     @Test
-    @Timeout(10)
+    @Timeout(value = 10, threadMode = SEPARATE_THREAD)
     void reliableLinkCarriesUpToTheMinimumReceiveBufferBeforeTheSynAck() throws IOException {
         for (int n : SIZES) {
             long badTokens = EngineCounters.BAD_TOKENS.sum();
@@ -89,7 +91,7 @@ class EarlyDataSimTest {
     }
 
     @Test
-    @Timeout(10)
+    @Timeout(value = 10, threadMode = SEPARATE_THREAD)
     void unreliableLinkSendsNoDataBeforeTheSynAck() throws IOException {
         for (int n : SIZES) {
             long badTokens = EngineCounters.BAD_TOKENS.sum();
@@ -113,7 +115,7 @@ class EarlyDataSimTest {
      * The original is retransmitted and the stream arrives whole.
      */
     @Test
-    @Timeout(10)
+    @Timeout(value = 10, threadMode = SEPARATE_THREAD)
     void tokenZeroDataIsABadTokenOnAnUnreliableLink() throws IOException {
         SimNetwork net = new SimNetwork(13, false, FRAME);
         net.baseDelay = 10_000;

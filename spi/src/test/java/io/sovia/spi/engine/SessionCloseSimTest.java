@@ -8,17 +8,21 @@ import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.util.Random;
 
+import static org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD;
+
 /**
- * How {@link Session}s end, over random simulated links (lossy and reliable, 200 seeds each): half-close
- * with data still flowing the other way, reset by abort, close with unread data (TCP: that resets the
- * peer), data arriving after close, and a peer that dies without FIN. Replay a seed with
- * {@code -Dsovia.seed=N}.
+ * How {@link Session}s end, over random simulated links (lossy and reliable, 1000 seeds each): half-close
+ * with data still flowing the other way, reset by abort (its RST delivered, or lost on a lossy link),
+ * close with unread data (TCP: that resets the peer), data arriving after close, and a peer that dies
+ * without FIN. Replay a seed with {@code -Dsovia.seed=N}.
  */
 class SessionCloseSimTest {
-    private static final int SEEDS = 200;
+    private static final int SEEDS = 1000;
+    /** Longest retransmission timeouts a peer may need to learn of a reset whose RST was lost. */
+    private static final int RESET_ROUNDS = 20;
 
     @Test
-    @Timeout(60)
+    @Timeout(value = 120, threadMode = SEPARATE_THREAD)
     void halfCloseLetsTheOtherDirectionFinish() {
         SimSeeds.run("halfClose", SEEDS, seed -> {
             SimScenario s = SimScenario.random(seed, "halfClose", 0.3);
@@ -47,9 +51,13 @@ class SessionCloseSimTest {
         });
     }
 
-    /** The RST is made lossless here: a lost RST cannot be known (see {@link #lostResetIsNoticedWhenTheLinkDies}). */
+    /**
+     * The RST is made lossless here, and always fits the link: how the peer learns of an RST that never
+     * arrived is {@link #abortResetsThePeerThoughItsRstIsLost} (lossy links) and
+     * {@link #lostResetIsNoticedWhenTheLinkDies}.
+     */
     @Test
-    @Timeout(60)
+    @Timeout(value = 120, threadMode = SEPARATE_THREAD)
     void abortResetsThePeer() {
         SimSeeds.run("abort", SEEDS, seed -> {
             SimScenario s = streaming(seed, "abort", true);
@@ -71,8 +79,44 @@ class SessionCloseSimTest {
         });
     }
 
+    /**
+     * On a lossy link the RST may be lost like any other frame, or not fit a full link; the aborted
+     * session answers every later frame of the connection with RST (as TCP does), so the peer's next
+     * retransmission or window probe draws another. The peer keeps writing, so it has frames to send,
+     * and must end with "Connection reset", not time out, within {@link #RESET_ROUNDS} of its longest
+     * retransmission timeout: each round lets a frame through and its RST back with a chance of at least
+     * (1 - 0.2)^2, so that many rounds fail with a chance of 0.36^20, some 1e-9; timing out takes
+     * maxRetransmits (40) rounds.
+     */
     @Test
-    @Timeout(10)
+    @Timeout(value = 120, threadMode = SEPARATE_THREAD)
+    void abortResetsThePeerThoughItsRstIsLost() {
+        SimSeeds.run("abortLossy", SEEDS, seed -> {
+            SimScenario s = streaming(seed, "abortLossy", 0, true, true);
+            boolean clientAborts = SimSeeds.random(seed, 4).nextBoolean();
+            SimApp aborter = clientAborts ? s.a : s.b;
+            SimApp peer = clientAborts ? s.b : s.a;
+            SessionConfig peerConfig = clientAborts ? s.serverConfig : s.clientConfig;
+            long rstsBefore = s.driver.link(peer).delivered(FrameFlyweight.RST);
+            aborter.session.abort();
+            s.driver.aActive = !clientAborts;
+            s.driver.bActive = clientAborts;
+            peer.expectError = true;
+            s.driver.maxVirtualNanos = s.net.now - s.driver.start + RESET_ROUNDS * peerConfig.rtoMaxNanos();
+            s.driver.runUntil("the reset", () -> peer.error != null);
+            if (!"Connection reset".equals(peer.error.getMessage())) {
+                throw s.fail("expected \"Connection reset\", got " + peer.error);
+            }
+            if (s.driver.link(peer).delivered(FrameFlyweight.RST) == rstsBefore) {
+                throw s.fail("the peer was reset without an RST");
+            }
+            expectReset(s, peer, "Connection reset");
+            expectReset(s, aborter, "Socket closed");
+        });
+    }
+
+    @Test
+    @Timeout(value = 10, threadMode = SEPARATE_THREAD)
     void lostResetIsNoticedWhenTheLinkDies() throws IOException {
         SimScenario s = streaming(7, "lostReset", true);
         s.net.dropIf = f -> f[0] == FrameFlyweight.RST; // the engine cannot know of a lost RST...
@@ -102,7 +146,7 @@ class SessionCloseSimTest {
 
     /** TCP: close() with unread bytes sends RST; and so does data arriving after close. */
     @Test
-    @Timeout(60)
+    @Timeout(value = 120, threadMode = SEPARATE_THREAD)
     void closeWithUnreadDataResetsThePeer() {
         SimSeeds.run("closeUnread", SEEDS, seed -> {
             // B only reads: with its own data pending, its FIN would follow the RST (a separate bug,
@@ -144,7 +188,7 @@ class SessionCloseSimTest {
      * that reached it, then gets "Connection reset". On a reliable link that is everything the peer sent.
      */
     @Test
-    @Timeout(60)
+    @Timeout(value = 120, threadMode = SEPARATE_THREAD)
     void peerDeathResetsAfterTheSurvivorDrainedWhatArrived() {
         SimSeeds.run("peerDeath", SEEDS, seed -> {
             SimScenario s = streaming(seed, "peerDeath", true);
@@ -172,15 +216,27 @@ class SessionCloseSimTest {
         });
     }
 
-    /** A random link, A streaming to B without end (and B to A if {@code bWrites}), B having read something. */
+    /**
+     * A random link, A streaming to B without end (and B to A on half the seeds if {@code bWrites}), B
+     * having read something.
+     */
     private static SimScenario streaming(long seed, String label, boolean bWrites) {
-        SimScenario s = SimScenario.random(seed, label, 0.3);
+        return streaming(seed, label, 0.3, bWrites, false);
+    }
+
+    /**
+     * As {@link #streaming(long, String, boolean)}, with this share of reliable links; {@code bAlways}: B
+     * streams back on every seed (if {@code bWrites}).
+     */
+    private static SimScenario streaming(long seed, String label, double reliableShare, boolean bWrites,
+                                         boolean bAlways) {
+        SimScenario s = SimScenario.random(seed, label, reliableShare);
         // closing is the subject, not speed: room for the slow recovery of lossy links (see
         // SessionRobustnessSimTest#lossyStreamRecoversFromBackoff)
         s.driver.maxVirtualNanos = 300_000_000_000L;
         Random r = SimSeeds.random(seed, 7);
         s.a.writeTotal = s.b.expectIn = 1L << 40;
-        s.b.writeTotal = s.a.expectIn = bWrites && r.nextBoolean() ? 1L << 40 : 0;
+        s.b.writeTotal = s.a.expectIn = bWrites && (r.nextBoolean() || bAlways) ? 1L << 40 : 0;
         s.a.shutdownWhenWritten = s.b.shutdownWhenWritten = false;
         s.a.closeWhenDone = s.b.closeWhenDone = false;
         s.handshake(r.nextBoolean());

@@ -8,6 +8,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Random;
 
+import static org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD;
+
 /**
  * Malformed input and corner cases of {@link Session} over a {@link SimNetwork}: garbage and
  * wrong-token frames are dropped and counted while streams go on; and one test per engine bug found by
@@ -16,7 +18,7 @@ import java.util.Random;
 class SessionRobustnessSimTest {
 
     @Test
-    @Timeout(60)
+    @Timeout(value = 60, threadMode = SEPARATE_THREAD)
     void garbageAndWrongTokensAreDroppedAndCounted() {
         SimSeeds.run("garbage", 100, seed -> {
             SimScenario s = SimScenario.random(seed, "garbage", 0.3);
@@ -74,7 +76,7 @@ class SessionRobustnessSimTest {
 
     /** BUG: onFrame reads the type byte before checking the length, so an empty frame is read past its end. */
     @Test
-    @Timeout(10)
+    @Timeout(value = 10, threadMode = SEPARATE_THREAD)
     void emptyFrameIsAProtocolErrorNotAnOutOfBoundsRead() throws IOException {
         SimNetwork net = new SimNetwork(1, true, 1500);
         SimScenario s = SimScenario.of(1, "emptyFrame", net, SimScenario.config(4096, 4096), SimScenario.config(4096, 4096));
@@ -96,7 +98,7 @@ class SessionRobustnessSimTest {
      * onSyn in LISTEN). The SimLink puts frames flush against the end of its buffer, so that throws.
      */
     @Test
-    @Timeout(10)
+    @Timeout(value = 10, threadMode = SEPARATE_THREAD)
     void shortSynIsAProtocolErrorNotAnOutOfBoundsRead() throws IOException {
         SimNetwork net = new SimNetwork(1, true, 1500);
         SimScenario s = SimScenario.of(1, "shortSyn", net, SimScenario.config(4096, 4096), SimScenario.config(4096, 4096));
@@ -123,7 +125,7 @@ class SessionRobustnessSimTest {
      * If that frame was lost it is never resent: the stream stalls and times out.
      */
     @Test
-    @Timeout(10)
+    @Timeout(value = 10, threadMode = SEPARATE_THREAD)
     void finWaitsForRoomInTheRetransmitWindow() throws IOException {
         SimNetwork net = new SimNetwork(2, false, 1000);
         SessionConfig c = new SessionConfig(64 * 1024, 64 * 1024, 16, 1_000_000, 200_000, 2048, 2, 1_000_000,
@@ -146,7 +148,7 @@ class SessionRobustnessSimTest {
      * window opens. The driver counts deadlines still due right after a poll.
      */
     @Test
-    @Timeout(10)
+    @Timeout(value = 10, threadMode = SEPARATE_THREAD)
     void nextDeadlineIsNeverAlreadyDueAfterPoll() throws IOException {
         SimNetwork net = new SimNetwork(3, true, 1500);
         SimScenario s = SimScenario.of(3, "staleDeadline", net, SimScenario.config(4096, 4096), SimScenario.config(4096, 4096));
@@ -167,7 +169,7 @@ class SessionRobustnessSimTest {
      * rounds, keeping timers alive on a dead session.
      */
     @Test
-    @Timeout(10)
+    @Timeout(value = 10, threadMode = SEPARATE_THREAD)
     void noFramesAfterReset() throws IOException {
         for (boolean reliable : new boolean[] {true, false}) {
             SimNetwork net = new SimNetwork(4, reliable, 1500);
@@ -193,7 +195,7 @@ class SessionRobustnessSimTest {
      * were unacknowledged: a server that speaks first (FTP, SMTP banners) is delayed.
      */
     @Test
-    @Timeout(10)
+    @Timeout(value = 10, threadMode = SEPARATE_THREAD)
     void serversFirstSmallWriteGoesOutAtOnce() throws IOException {
         SimNetwork net = new SimNetwork(5, true, 1500);
         SimScenario s = SimScenario.of(5, "serverFirst", net, SimScenario.config(4096, 4096), SimScenario.config(4096, 4096));
@@ -213,7 +215,7 @@ class SessionRobustnessSimTest {
      * of 20..70 ms with the backoff reset on every ack that advances, as QUIC does.
      */
     @Test
-    @Timeout(30)
+    @Timeout(value = 30, threadMode = SEPARATE_THREAD)
     void lossyStreamRecoversFromBackoff() {
         SimSeeds.run("backoff", 8, seed -> {
             SimNetwork net = new SimNetwork(seed, false, 1500);

@@ -5,6 +5,8 @@ import org.junit.jupiter.api.Timeout;
 
 import java.util.Random;
 
+import static org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD;
+
 /**
  * Byte streams through two {@link Session}s over a simulated link with random loss, duplication,
  * reordering and delay (and a perfect reliable link for some seeds), 1000 seeds per test: every byte
@@ -14,13 +16,13 @@ import java.util.Random;
  */
 class SessionStreamSimTest {
     @Test
-    @Timeout(120)
+    @Timeout(value = 120, threadMode = SEPARATE_THREAD)
     void oneWayStreamsArriveWholeInOrderThenEof() {
         SimSeeds.run("oneWay", 1000, SessionStreamSimTest::oneWay);
     }
 
     @Test
-    @Timeout(120)
+    @Timeout(value = 120, threadMode = SEPARATE_THREAD)
     void bothDirectionsAtOnceArriveWholeInOrderThenEof() {
         SimSeeds.run("bothWays", 1000, SessionStreamSimTest::bothWays);
     }

@@ -19,17 +19,20 @@ final class SimApp {
         new Random(0x5EED).nextBytes(TABLE);
     }
 
-    /** Scratch buffers, shared: the tests run on one thread, and direct memory is slow to churn. */
-    private static final ByteBuffer HEAP = ByteBuffer.allocate(64 * 1024);
-    private static final ByteBuffer DIRECT = ByteBuffer.allocateDirect(64 * 1024);
-    private static final byte[] ARRAY = new byte[64 * 1024];
+    /**
+     * Scratch buffers, one set per thread: direct memory is slow to churn, and a test abandoned by its
+     * timeout (SEPARATE_THREAD) may still run beside the next one.
+     */
+    private static final ThreadLocal<ByteBuffer> HEAP = ThreadLocal.withInitial(() -> ByteBuffer.allocate(64 * 1024));
+    private static final ThreadLocal<ByteBuffer> DIRECT = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(64 * 1024));
+    private static final ThreadLocal<byte[]> ARRAY = ThreadLocal.withInitial(() -> new byte[64 * 1024]);
 
     final String name;
     final Session session;
     private final Random random;
-    private final ByteBuffer heap = HEAP;
-    private final ByteBuffer direct = DIRECT;
-    private final byte[] array = ARRAY;
+    private final ByteBuffer heap = HEAP.get();
+    private final ByteBuffer direct = DIRECT.get();
+    private final byte[] array = ARRAY.get();
 
     /** What this side writes: how much in total, at most how much per write, and its stream offset. */
     long writeTotal;
@@ -113,6 +116,17 @@ final class SimApp {
         }
         int n = session.write(b);
         written += n;
+        return n;
+    }
+
+    /**
+     * Reads at most {@code len} bytes now (scripted tests), checking them against the peer's stream;
+     * returns what the session returned.
+     */
+    int readNow(int len) throws IOException {
+        ByteBuffer b = heap.clear().limit(len);
+        int n = session.read(b);
+        check(n, 0, b);
         return n;
     }
 

@@ -5,9 +5,9 @@ import java.util.function.BooleanSupplier;
 
 /**
  * Runs two sessions over a {@link SimNetwork} on virtual time until a condition holds. Each step lets
- * both apps do their next operation, polls both sessions, checks the invariants, then moves the clock
- * to the earliest event: a frame delivery, a session timer, or (if an app made progress) a short app
- * step. A stall (nothing scheduled but the condition unmet), too many steps or too much virtual time
+ * both apps do their next operation, polls both sessions (or visits one left to the service thread, as
+ * that thread would), checks the invariants, then moves the clock to the earliest event: a frame
+ * delivery, a session timer, or (if an app made progress) a short app step. A stall (nothing scheduled but the condition unmet), too many steps or too much virtual time
  * fails with the whole state, so a seed can be replayed and debugged.
  */
 final class SimDriver {
@@ -32,6 +32,9 @@ final class SimDriver {
     /** Whether to poll each session; off for one whose process "crashed". */
     boolean aAlive = true;
     boolean bAlive = true;
+    /** Each session's visits by the service thread, once it is left to it ({@link #leaveToService}). */
+    private final Service serviceA = new Service();
+    private final Service serviceB = new Service();
     /** Whether to assert the flow-control invariant every step (off once a close discards input). */
     boolean checkWindows = true;
     /** The sessions' receive buffers, for that invariant. */
@@ -80,10 +83,10 @@ final class SimDriver {
                     progress |= b.step();
                 }
                 if (aAlive) {
-                    a.session.poll();
+                    poll(a);
                 }
                 if (bAlive) {
-                    b.session.poll();
+                    poll(b);
                 }
                 checkWindow(a, b);
                 checkWindow(b, a);
@@ -99,15 +102,55 @@ final class SimDriver {
         }
     }
 
+    /**
+     * Leaves {@code app}'s session to the service thread: its app makes no more calls (no read, write,
+     * poll, selector or waiter), and the session is touched only as {@link SessionService} touches it:
+     * visited at once when it announces a timer through {@link Session#onTimer}, then at each deadline a
+     * visit returns, until a visit returns none. The first visit is made here, before the test goes on
+     * (it may make the app's last calls next), since the service thread already watches a session that
+     * announced timers before.
+     */
+    void leaveToService(SimApp app) {
+        Service service = app == a ? serviceA : serviceB;
+        if (app == a) {
+            aActive = false;
+        } else {
+            bActive = false;
+        }
+        service.on = true;
+        app.session.onTimer(() -> service.woken = true);
+        service.next = app.session.serviceVisit(0);
+    }
+
+    private void poll(SimApp app) {
+        Service service = app == a ? serviceA : serviceB;
+        if (!service.on) {
+            app.session.poll(); // an app thread, selector or waiter calls the session on every step
+        } else if (service.woken || (service.next != 0 && net.now - service.next >= 0)) {
+            service.woken = false;
+            service.next = app.session.serviceVisit(0); // the lock is free: the sim has one thread
+        }
+    }
+
     /** Moves the clock to the next event; {@code progress}: an app did something and may do more soon. */
     void advance(boolean progress, String what) {
         boolean stale = false;
-        long next = net.nextDelivery();
+        long next = Long.MAX_VALUE;
         for (SimApp app : new SimApp[] {a, b}) {
+            Service service = app == a ? serviceA : serviceB;
+            SimLink in = link(app);
+            // a frame for a session left to the service thread wakes nobody: it waits for a visit
+            if (!service.on && !in.incoming.isEmpty()) {
+                next = Math.min(next, in.incoming.peek().at());
+            }
             if (!(app == a ? aAlive : bAlive)) {
                 continue;
             }
-            long d = app.session.nextDeadline();
+            if (service.on && service.woken) {
+                next = Math.min(next, net.now); // the service thread runs at once
+                continue;
+            }
+            long d = service.on ? service.next : app.session.nextDeadline();
             if (d != 0 && d - net.now <= 0) {
                 // poll() just ran the timers, so a passed deadline is one it could not act on (window
                 // closed, link full): a service thread would spin on it. Count it, wait for real events.
@@ -168,6 +211,15 @@ final class SimDriver {
         return new Failure(label + ": " + why + "\n  at step " + steps + ", virtual "
                 + (net.now - start) + " ns, stale deadlines " + staleDeadlines + "\n  " + a + "\n  " + b + "\n  " + net
                 + "\n  engine " + EngineCounters.toJson(), cause);
+    }
+
+    /** What the service thread knows of a session left to it. */
+    private static final class Service {
+        boolean on;
+        /** The session announced a timer since the last visit. */
+        boolean woken;
+        /** The deadline the last visit returned, 0: the service thread does not watch the session. */
+        long next;
     }
 
     /** A failure already carrying the state. */

@@ -94,18 +94,6 @@ final class SimNetwork {
         to.queuedBytes += frame.length;
     }
 
-    /** The earliest delivery time of a queued frame, or {@link Long#MAX_VALUE}. */
-    long nextDelivery() {
-        long t = Long.MAX_VALUE;
-        if (!a.incoming.isEmpty()) {
-            t = a.incoming.peek().at();
-        }
-        if (!b.incoming.isEmpty()) {
-            t = Math.min(t, b.incoming.peek().at);
-        }
-        return t;
-    }
-
     @Override
     public String toString() {
         return "SimNetwork[now=" + now + ", reliable=" + reliable + ", loss=" + loss + ", dup=" + duplicate
