@@ -114,7 +114,7 @@ class AsyncCloseIT extends SoviaTestBase {
     }
 
     /** Runs a read that must fail with ClosedByInterruptException; returns the interrupt status afterwards. */
-    private static boolean readExpectingInterrupt(SocketChannel channel) throws IOException {
+    static boolean readExpectingInterrupt(SocketChannel channel) throws IOException {
         try {
             int n = channel.read(ByteBuffer.allocate(1));
             return fail("read returned " + n + " instead of throwing ClosedByInterruptException");

@@ -19,9 +19,12 @@ import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -121,6 +124,66 @@ class FdLeakIT extends SoviaTestBase {
                 }
                 shared.selectNow();
             });
+        }
+    }
+
+    /**
+     * The channels are closed by this thread while another sits in select on the selector they are registered with.
+     * The JDK closes a closed channel's descriptor only once the channel has left every selector, and it checks that
+     * only in its own selectors. Here the inner JDK selector drops its key during that select, while our key still
+     * holds the channel; when our selector then drops its key, it must close the descriptor itself.
+     */
+    @Test
+    @Timeout(value = CYCLES_TIMEOUT_SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void passThroughChannelsClosedDuringSelectByAnotherThread() throws Exception {
+        InetSocketAddress loopback = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong selections = new AtomicLong();
+        try (UnixSockets unix = new UnixSockets(); Selector shared = Selector.open()) {
+            Async<Void> selecting = Async.start("selecting", () -> {
+                while (!stop.get()) {
+                    shared.select();
+                    shared.selectedKeys().clear();
+                    selections.incrementAndGet();
+                }
+                return null;
+            });
+            try {
+                assertNoLeak(() -> { }, () -> {
+                    Pipe pipe = Pipe.open();
+                    SelectableChannel[] channels;
+                    try (DatagramChannel datagram = DatagramChannel.open().bind(loopback);
+                            Pipe.SourceChannel source = pipe.source();
+                            Pipe.SinkChannel sink = pipe.sink();
+                            SocketChannel unixClient = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+                        unixClient.connect(unix.address());
+                        try (SocketChannel unixAccepted = unix.server().accept()) {
+                            channels = new SelectableChannel[] {datagram, source, sink, unixClient, unixAccepted};
+                            for (SelectableChannel channel : channels) {
+                                channel.configureBlocking(false);
+                                // Nothing becomes ready (the sink, always writable, asks for nothing), so the
+                                // select stays blocked until the wakeup below.
+                                channel.register(shared, SelectionKey.OP_READ & channel.validOps());
+                            }
+                            // The selecting thread registers the channels in its inner selector at its next select.
+                            long seen = selections.get();
+                            shared.wakeup();
+                            Io.await(() -> selections.get() > seen, () -> "the selector never returned from the"
+                                    + " select a wakeup should have ended");
+                            // Closed between selects, a channel would leave our selector first and the JDK's
+                            // inner one would close its descriptor: only a close during the select shows the leak.
+                            selecting.awaitBlockedIn("select");
+                        }
+                    }
+                    shared.wakeup();
+                    Io.await(() -> Arrays.stream(channels).noneMatch(SelectableChannel::isRegistered),
+                            () -> "closed channels still registered: " + Arrays.toString(channels));
+                });
+            } finally {
+                stop.set(true);
+                shared.wakeup();
+                selecting.get();
+            }
         }
     }
 

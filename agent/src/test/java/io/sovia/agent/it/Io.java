@@ -14,6 +14,9 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.WritableByteChannel;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /** Blocking I/O and selection helpers shared by the scenarios; every wait is bounded. */
 public final class Io {
@@ -106,6 +109,20 @@ public final class Io {
             if (ready) {
                 return;
             }
+        }
+    }
+
+    /**
+     * Waits until {@code condition} holds, checking it every few microseconds so that a test repeating this
+     * thousands of times stays fast. Fails with {@code what} after {@link #WAIT_MILLIS}.
+     */
+    public static void await(BooleanSupplier condition, Supplier<String> what) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                fail("still not so after " + WAIT_MILLIS + " ms: " + what.get());
+            }
+            LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(20));
         }
     }
 

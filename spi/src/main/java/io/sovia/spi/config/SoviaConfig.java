@@ -40,7 +40,9 @@ import java.util.Locale;
  *       5.5 against 4.2 GB/s across cores, no difference on one core. No lossy link exists yet to
  *       measure it on; the raw Ethernet path must re-measure it.</td></tr>
  *   <tr><td>{@code sovia.ack.delay.micros}</td><td>{@code 1000}</td><td>else ACK after this long; reads that
- *       free half the buffer ACK at once, so this only matters for lost frames and idle peers</td></tr>
+ *       free half the buffer ACK at once, so this only matters for lost frames, idle peers and (on every
+ *       link) a window update of less than half the buffer that no reply carried, for a writer that may
+ *       be blocked on it while the reader makes no further call</td></tr>
  *   <tr><td>{@code sovia.nagle.micros}</td><td>{@code 200}</td><td>a combined small write waits at most this
  *       long (SOVIA used 100 ms; a read or close flushes it at once anyway)</td></tr>
  *   <tr><td>{@code sovia.nagle.small}</td><td>{@code 2048}</td><td>writes below this size are combined (SOVIA)</td></tr>

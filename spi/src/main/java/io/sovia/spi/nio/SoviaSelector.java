@@ -148,7 +148,13 @@ final class SoviaSelector extends AbstractSelector {
         boolean armed = false;
         if (!userKeys.isEmpty()) {
             scanUserKeys();
-            poll |= updatedKeys > 0 || spinForReadiness(timeout < 0);
+            long spinStart = System.nanoTime();
+            poll |= updatedKeys > 0 || spinForReadiness(timeout, spinStart);
+            if (!poll && timeout > 0) {
+                // the spin took part of the timeout; what is left, rounded up, goes to the kernel (0 would
+                // mean no limit there)
+                timeout = Math.max(1, timeout - (System.nanoTime() - spinStart) / 1_000_000);
+            }
             if (!poll) {
                 armUserKeys(true);
                 armed = true;
@@ -175,12 +181,16 @@ final class SoviaSelector extends AbstractSelector {
         return updatedKeys;
     }
 
-    /** Spins for the budget until a key is ready, a wakeup or an interrupt; returns whether to stop waiting. */
-    private boolean spinForReadiness(boolean pollOnly) throws IOException {
-        if (pollOnly || spinNanos == 0) {
-            return pollOnly;
+    /**
+     * Spins for the budget, or the select's timeout if shorter, until a key is ready, a wakeup or an
+     * interrupt; returns whether to stop waiting.
+     */
+    private boolean spinForReadiness(long timeout, long start) throws IOException {
+        if (timeout < 0 || spinNanos == 0) {
+            return timeout < 0;
         }
-        long end = System.nanoTime() + spinNanos;
+        boolean timesOut = timeout > 0 && timeout * 1_000_000 <= spinNanos;
+        long end = start + (timesOut ? timeout * 1_000_000 : spinNanos);
         IdleStrategy idle = SpinThenSleep.idleStrategy();
         boolean kernelKeys = userKeys.size() < keys.size();
         while (System.nanoTime() - end < 0) {
@@ -196,7 +206,7 @@ final class SoviaSelector extends AbstractSelector {
             }
             idle.idle();
         }
-        return false;
+        return timesOut;
     }
 
     private void scanUserKeys() {
@@ -232,7 +242,14 @@ final class SoviaSelector extends AbstractSelector {
         if (key == null || !key.isValid()) {
             return;
         }
-        markReady(key, innerKey.readyOps() & key.rawInterestOps());
+        int ready;
+        try {
+            ready = innerKey.readyOps();
+        } catch (CancelledKeyException closed) {
+            // another thread closed the channel since the check above: nothing to report for it
+            return;
+        }
+        markReady(key, ready & key.rawInterestOps());
     }
 
     /** Adds {@code ready} to the key's ready set, as the JDK does: a key already selected accumulates. */

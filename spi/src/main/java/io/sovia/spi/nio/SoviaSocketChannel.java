@@ -317,7 +317,7 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
     public int read(ByteBuffer dst) throws IOException {
         Objects.requireNonNull(dst);
         ensureReadable();
-        return received(io(SocketBackend::read, SocketBackend::readNow, dst, true));
+        return (int) received(io(SocketBackend::read, SocketBackend::readNow, dst, true));
     }
 
     @Override
@@ -333,7 +333,7 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
             throw new IllegalBlockingModeException();
         }
         ensureReadable();
-        return received((int) blocking(() -> backend.read(b, off, len, timeoutMillis)));
+        return (int) received(blocking(() -> backend.read(b, off, len, timeoutMillis)));
     }
 
     int available() throws IOException {
@@ -345,7 +345,7 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
     public int write(ByteBuffer src) throws IOException {
         Objects.requireNonNull(src);
         ensureWritable();
-        return sent(io(SocketBackend::write, SocketBackend::writeNow, src, false));
+        return (int) sent(io(SocketBackend::write, SocketBackend::writeNow, src, false));
     }
 
     @Override
@@ -370,18 +370,8 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
         return backend.oobInline();
     }
 
-    private int received(int n) {
-        SoviaStats.received(backend.path(), n);
-        return n;
-    }
-
     private long received(long n) {
         SoviaStats.received(backend.path(), n);
-        return n;
-    }
-
-    private int sent(int n) {
-        SoviaStats.sent(backend.path(), n);
         return n;
     }
 
@@ -421,18 +411,7 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
                 done = n; // a write that took part of the buffer: the rest waits for room
             }
         }
-        boolean completed = false;
-        begin();
-        try {
-            int n = done + op.apply(backend, buffer);
-            completed = true;
-            return n;
-        } catch (ClosedByInterruptException e) {
-            completed = closeQuietly();
-            throw e;
-        } finally {
-            end(completed);
-        }
+        return done + (int) blocking(() -> op.apply(backend, buffer));
     }
 
     /**

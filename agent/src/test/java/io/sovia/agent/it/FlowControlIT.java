@@ -1,0 +1,57 @@
+package io.sovia.agent.it;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.sovia.spi.route.Path;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/** Flow control: a writer blocked for want of buffer space goes on as soon as the reader has made room. */
+class FlowControlIT extends SoviaTestBase {
+
+    private static final int MIB = 1024 * 1024;
+
+    /**
+     * The writer's one write is larger than what the connection buffers, so it can only end once the reader has read
+     * some; the reader reads half of it and then makes no socket call at all until the write has ended. Over TCP the
+     * kernel announces the room the read made by itself; Sovia must tell the writer as well, without waiting for the
+     * reader's next call, or both would wait for each other.
+     */
+    @TransportTest
+    void writeEndsWhileReaderMakesNoFurtherCall(Transport transport) throws Exception {
+        int total = bytesBeyondBuffers(transport);
+        byte[] sent = Io.pattern(0, total);
+        try (NioPair pair = NioPair.open(transport)) {
+            CountDownLatch written = new CountDownLatch(1);
+            Async<Integer> writer = Async.start("writer", () -> {
+                int n = pair.client().write(ByteBuffer.wrap(sent));
+                written.countDown();
+                return n;
+            });
+            byte[] first = Io.readFully(pair.accepted(), total / 2);
+            assertTrue(written.await(Io.WAIT_MILLIS, TimeUnit.MILLISECONDS),
+                    () -> "a write of " + total + " bytes did not end after the reader took " + total / 2
+                            + " of them: the writer still waits for room the reader made");
+            assertEquals(total, writer.get(), "a blocking write writes everything");
+            byte[] rest = Io.readFully(pair.accepted(), total - total / 2);
+            assertArrayEquals(Arrays.copyOf(sent, total / 2), first);
+            assertArrayEquals(Arrays.copyOfRange(sent, total / 2, total), rest);
+        }
+    }
+
+    /**
+     * More than the connection buffers: over Sovia's engine the receive buffer, which the writer may fill, plus what
+     * the writer's session accepts beyond it, plus a mebibyte; over TCP well beyond the kernel's defaults for a new
+     * connection.
+     */
+    private static int bytesBeyondBuffers(Transport transport) {
+        if (Boolean.getBoolean("sovia.it.plain") || transport.path() == Path.TCP) {
+            return 8 * MIB;
+        }
+        return Integer.getInteger("sovia.rcvbuf", MIB) + Integer.getInteger("sovia.sndbuf", 128 * 1024) + MIB;
+    }
+}
