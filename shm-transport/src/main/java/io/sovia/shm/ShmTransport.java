@@ -129,13 +129,15 @@ public final class ShmTransport implements Transport {
 
     /** A link over two rings of a segment, whose doorbell is a byte on {@code unix}. */
     static RingLink link(io.sovia.spi.link.FrameRing in, io.sovia.spi.link.FrameRing out, SocketChannel unix) {
-        return new RingLink(in, out, () -> {
-            try {
-                unix.write(ByteBuffer.wrap(new byte[] {1}));
-            } catch (IOException gone) {
-                // the peer is gone; the doorbell thread reports it
-            }
-        }, unix);
+        return new RingLink(in, out, () -> send(unix, RingLink.RING), () -> send(unix, RingLink.NUDGE), unix);
+    }
+
+    private static void send(SocketChannel unix, byte doorbellByte) {
+        try {
+            unix.write(ByteBuffer.wrap(new byte[] {doorbellByte}));
+        } catch (IOException gone) {
+            // the peer is gone; the doorbell thread reports it
+        }
     }
 
     static void closeQuietly(SocketChannel channel) {

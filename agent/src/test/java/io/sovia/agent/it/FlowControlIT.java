@@ -3,6 +3,7 @@ package io.sovia.agent.it;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.sovia.spi.route.Path;
 import java.nio.ByteBuffer;
@@ -40,6 +41,34 @@ class FlowControlIT extends SoviaTestBase {
             byte[] rest = Io.readFully(pair.accepted(), total - total / 2);
             assertArrayEquals(Arrays.copyOf(sent, total / 2), first);
             assertArrayEquals(Arrays.copyOfRange(sent, total / 2, total), rest);
+        }
+    }
+
+    /**
+     * As above, but the reader frees less than half its receive buffer, which the engine does not announce on its
+     * own: the blocked writer's window probe, and the nudge that makes the reader's side answer it without a call
+     * from the reader, must. Over TCP the kernel's buffer sizes decide what fits, so only the engine's paths run.
+     */
+    @TransportTest
+    void smallReadUnblocksWriterWithoutFurtherCall(Transport transport) throws Exception {
+        assumeTrue(transport.path() != Path.TCP && !Boolean.getBoolean("sovia.it.plain"), "engine paths only");
+        int read = 400 * 1024;
+        int total = Integer.getInteger("sovia.rcvbuf", MIB) + Integer.getInteger("sovia.sndbuf", 128 * 1024) + read / 2;
+        byte[] sent = Io.pattern(0, total);
+        try (NioPair pair = NioPair.open(transport)) {
+            CountDownLatch written = new CountDownLatch(1);
+            Async<Integer> writer = Async.start("writer", () -> {
+                int n = pair.client().write(ByteBuffer.wrap(sent));
+                written.countDown();
+                return n;
+            });
+            byte[] first = Io.readFully(pair.accepted(), read);
+            assertTrue(written.await(Io.WAIT_MILLIS, TimeUnit.MILLISECONDS),
+                    () -> "a write of " + total + " bytes did not end after the reader took " + read + " of them");
+            assertEquals(total, writer.get());
+            byte[] rest = Io.readFully(pair.accepted(), total - read);
+            assertArrayEquals(Arrays.copyOf(sent, read), first);
+            assertArrayEquals(Arrays.copyOfRange(sent, read, total), rest);
         }
     }
 

@@ -40,9 +40,7 @@ import java.util.Locale;
  *       5.5 against 4.2 GB/s across cores, no difference on one core. No lossy link exists yet to
  *       measure it on; the raw Ethernet path must re-measure it.</td></tr>
  *   <tr><td>{@code sovia.ack.delay.micros}</td><td>{@code 1000}</td><td>else ACK after this long; reads that
- *       free half the buffer ACK at once, so this only matters for lost frames, idle peers and (on every
- *       link) a window update of less than half the buffer that no reply carried, for a writer that may
- *       be blocked on it while the reader makes no further call</td></tr>
+ *       free half the buffer ACK at once, so this only matters for lost frames and idle peers</td></tr>
  *   <tr><td>{@code sovia.nagle.micros}</td><td>{@code 200}</td><td>a combined small write waits at most this
  *       long (SOVIA used 100 ms; a read or close flushes it at once anyway)</td></tr>
  *   <tr><td>{@code sovia.nagle.small}</td><td>{@code 2048}</td><td>writes below this size are combined (SOVIA)</td></tr>
@@ -52,7 +50,10 @@ import java.util.Locale;
  *       default 1 MiB window, so on a lossy link credit, not w, limits a stream. Each lossy session
  *       keeps w frames for retransmission.</td></tr>
  *   <tr><td>{@code sovia.rto.min.micros}, {@code .max.micros}, {@code .initial.micros}</td>
- *       <td>{@code 1000}, {@code 500000}, {@code 20000}</td><td>retransmission timeout clamps (ESP)</td></tr>
+ *       <td>{@code 1000}, {@code 500000}, {@code 20000}</td><td>retransmission timeout clamps (ESP). On
+ *       reliable links min and max bound the persist timer instead: a writer blocked on credit that
+ *       long probes the window and makes the peer poll (a reader that makes no further call cannot
+ *       send its update otherwise), doubling the wait each time.</td></tr>
  *   <tr><td>{@code sovia.retransmits}</td><td>{@code 12}</td><td>rounds without progress before a peer is dead</td></tr>
  *   <tr><td>{@code sovia.exit.linger.millis}</td><td>{@code 30000}</td><td>at exit, how long the JVM waits for
  *       its connections to hand over what apps wrote before exiting (a kernel keeps sending for a dead

@@ -7,7 +7,7 @@ import java.nio.channels.SelectableChannel;
  * One end of a frame pipe between two sessions: the only thing a transport implements for the engine.
  *
  * <p>Threading: a link is used by one thread at a time, the one holding its session's lock, except
- * {@link #ring()}, {@link #arm(boolean)} and {@link #isPeerAlive()}, which any thread may call. Frames are
+ * {@link #ring()}, {@link #nudge()}, {@link #arm(boolean)} and {@link #isPeerAlive()}, which any thread may call. Frames are
  * delivered whole or not at all. A {@linkplain #isReliable() reliable} link also delivers every frame
  * exactly once and in order; an unreliable one may lose, duplicate or reorder them and the engine repairs
  * that.
@@ -62,6 +62,19 @@ public interface Link {
 
     /** Sets what runs on this end when the peer rings an armed doorbell. */
     void onRing(Runnable wake);
+
+    /**
+     * Makes the peer poll its session although it did not arm: what a writer blocked on credit does, so
+     * a reader that makes no further call still answers its window probe (a kernel would, on its own).
+     * Costs a wake-up each time, so only for waits that outlast a timer. A link whose peer always polls
+     * needs nothing here.
+     */
+    default void nudge() {
+    }
+
+    /** Sets what runs on this end when the peer {@linkplain #nudge() nudges}; it must not block. */
+    default void onNudge(Runnable poll) {
+    }
 
     /**
      * A non-blocking kernel channel that turns readable when the peer rings this end, so a selector can

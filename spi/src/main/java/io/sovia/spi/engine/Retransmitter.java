@@ -82,7 +82,7 @@ final class Retransmitter {
         if (probeDeadline != 0 && now - probeDeadline >= 0) {
             probeDeadline = session.waitsForCredit() ? now + rto : 0;
             if (probeDeadline != 0) {
-                session.sendAck(FrameFlyweight.FLAG_PROBE);
+                session.sendProbe();
             }
         }
     }

@@ -37,7 +37,7 @@ public final class Session {
     private final SessionWaiters waiters;
     private final SessionMachine machine;
     /** Told when a timer is set, so the service thread runs it; set once before the session is shared. */
-    private Runnable onTimer = () -> { };
+    private volatile Runnable onTimer = () -> { };
     /**
      * The deadline the service thread will next visit this session for, 0 when it does not watch it:
      * a later timer needs no wake-up, the visit finds it. Guarded by {@link #lock}.
@@ -49,6 +49,15 @@ public final class Session {
         this.waiters = new SessionWaiters(link);
         this.machine = new SessionMachine(link, config, clock, waiters, this::timerSet, this::pushStalled);
         link.onRing(waiters::wakeAll);
+        link.onNudge(this::nudged);
+    }
+
+    /**
+     * The peer nudged (its writer waits for credit): the service thread polls this session, which
+     * answers the peer's probe, whether or not this end's app makes a call.
+     */
+    private void nudged() {
+        onTimer.run();
     }
 
     /** Threads and selectors sleeping on this session. */
@@ -60,7 +69,10 @@ public final class Session {
         return link;
     }
 
-    /** Sets what runs (under the lock, so it must not block) when a timer is set while none was pending. */
+    /**
+     * Sets what has the service thread visit this session: run under the lock when a timer is set while
+     * none was pending, and without it when the peer nudges, so it must neither block nor need the lock.
+     */
     public void onTimer(Runnable onTimer) {
         this.onTimer = onTimer;
     }

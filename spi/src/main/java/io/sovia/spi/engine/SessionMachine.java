@@ -249,7 +249,7 @@ final class SessionMachine {
     }
 
     long nextDeadline() {
-        long d = earliest(receiver.ackDeadline(), sender.nagleDeadline());
+        long d = earliest(earliest(receiver.ackDeadline(), sender.nagleDeadline()), sender.probeDeadline());
         return retransmitter == null ? d : earliest(d, retransmitter.deadline());
     }
 
@@ -291,6 +291,7 @@ final class SessionMachine {
         if (failure != null) { // a failed session keeps no timers and sends nothing more
             receiver.cancelAck();
             sender.cancelNagle();
+            sender.stopProbing();
             return any;
         }
         // the clock only when a timer runs: this is on every read and write
@@ -300,6 +301,13 @@ final class SessionMachine {
         }
         if (sender.nagleDue(now)) {
             flush(true);
+        }
+        if (sender.probeDue(now)) {
+            if (waitsForCredit()) {
+                sendProbe();
+            } else {
+                sender.stopProbing();
+            }
         }
         if (receiver.ackDue(now)) {
             sender.sendAck((byte) 0);
@@ -479,8 +487,13 @@ final class SessionMachine {
         return sender.resend(frame, frameOffset, length);
     }
 
-    void sendAck(byte flags) {
-        sender.sendAck(flags);
+    /**
+     * Probes a closed window: the peer answers with its current window at once, and is nudged so that
+     * it polls even if its app makes no call.
+     */
+    void sendProbe() {
+        sender.sendAck(FLAG_PROBE);
+        link.nudge();
     }
 
     void fail(IOException e) {

@@ -6,8 +6,8 @@ import java.util.function.LongSupplier;
 /**
  * The inbound half of a {@link SessionMachine}: the next sequence number expected, the receive buffer of
  * bytes arrived but not yet read, and when to acknowledge. A window update is due once reads freed half
- * the buffer since the last advertised edge, on any link, or after {@code ackDelayNanos} for less if no
- * frame carried it meanwhile. On an unreliable link, whose sender keeps
+ * the buffer since the last advertised edge, on any link; a smaller one rides on the next frame sent,
+ * or answers the peer's window probe. On an unreliable link, whose sender keeps
  * frames until acknowledged, an ACK is also due after {@code ackFrames} frames or {@code ackDelayNanos};
  * a reliable link needs no per-frame ACKs. Any frame the {@link SessionSender} sends carries the ack and
  * window, so it settles what was due. Guarded by the session's lock.
@@ -149,17 +149,15 @@ final class SessionReceiver {
 
     /**
      * The app read {@code n} bytes (or they were dropped): the window opens, which may be worth an ACK.
-     * Less than half the buffer is advertised by the next frame this end sends (the reply, in
-     * request/response traffic), or else after {@code ackDelayNanos} by the service thread: the peer may
-     * be blocked on this credit while this reader makes no further call (TCP's kernel would send the
-     * update), and frames still in flight, unseen here, may be what used it up.
+     * Less than half the buffer waits for the next frame this end sends (the reply, in request/response
+     * traffic); a writer blocked on it meanwhile probes, and the probe is answered at once.
      */
     void consumed(int n) {
         consumed += n;
         long edge = edge();
         if (edge - edgeSent >= received.capacity() / 2) {
             ackNow = true;
-        } else if (ackDeadline == 0 && edge != edgeSent) {
+        } else if (ackDeadline == 0 && edge != edgeSent && lossy) {
             ackDeadline = clock.getAsLong() + config.ackDelayNanos();
             timerSet.run();
         }

@@ -56,6 +56,8 @@ final class SessionSender {
     private boolean ringPending;
     /** Guarded by the session's lock. */
     private boolean watchingCredit;
+    /** Null on an unreliable link, where the retransmitter probes. */
+    private final CreditProbe creditProbe;
 
     SessionSender(Link link, SessionConfig config, LongSupplier clock, SessionReceiver receiver,
                   Retransmitter retransmitter, SessionWaiters waiters, Runnable timerSet, Runnable creditWaker,
@@ -69,6 +71,7 @@ final class SessionSender {
         this.timerSet = timerSet;
         this.creditWaker = creditWaker;
         this.unsent = new ByteRing(config.sendBuffer());
+        this.creditProbe = retransmitter == null ? new CreditProbe(config) : null;
         this.maxPayload = link.maxFrameLength() - HEADER_LENGTH;
         this.combineLimit = Math.min(maxPayload, config.sendBuffer() / 2);
         this.sndNxt = initialSeq;
@@ -219,13 +222,16 @@ final class SessionSender {
                     retransmitter.windowClosed(clock.getAsLong());
                 }
                 nagleDeadline = 0; // waiting for credit now, not for the timer
-                stalled = true;
+                stall();
                 return false;
             }
             int offset = claim(n);
             if (offset < 0) {
-                stalled = true;
+                stall();
                 return false;
+            }
+            if (creditProbe != null) {
+                creditProbe.windowOpened();
             }
             unsent.copyTo(link.sendBuffer(), offset + HEADER_LENGTH, n);
             unsent.skip(n);
@@ -244,7 +250,7 @@ final class SessionSender {
         }
         int offset = claim(0);
         if (offset < 0) {
-            stalled = true;
+            stall();
             return false;
         }
         finSeq = sndNxt;
@@ -265,6 +271,35 @@ final class SessionSender {
             } else {
                 waiters.remove(creditWaker);
             }
+        }
+    }
+
+    /**
+     * Out of credit or link space with bytes waiting. On a reliable link the persist timer starts: the
+     * peer frees link space and (below half its buffer) credit without telling, so a writer whose
+     * reader makes no further call would otherwise wait for good.
+     */
+    private void stall() {
+        stalled = true;
+        if (creditProbe != null && creditProbe.windowClosed(clock.getAsLong())) {
+            timerSet.run();
+        }
+    }
+
+    /** Whether a reliable link's persist timer says to probe the window now. */
+    boolean probeDue(long now) {
+        return creditProbe != null && creditProbe.due(now);
+    }
+
+    /** The persist timer's deadline, 0 if none. */
+    long probeDeadline() {
+        return creditProbe == null ? 0 : creditProbe.deadline();
+    }
+
+    /** No bytes wait for credit any more. */
+    void stopProbing() {
+        if (creditProbe != null) {
+            creditProbe.windowOpened();
         }
     }
 

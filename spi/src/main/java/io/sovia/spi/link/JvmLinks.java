@@ -13,8 +13,8 @@ public final class JvmLinks {
         FrameRing toServer = FrameRing.allocate(ringCapacity);
         FrameRing toClient = FrameRing.allocate(ringCapacity);
         RingLink[] ends = new RingLink[2];
-        ends[0] = new RingLink(toClient, toServer, () -> ends[1].wake());
-        ends[1] = new RingLink(toServer, toClient, () -> ends[0].wake());
+        ends[0] = new RingLink(toClient, toServer, () -> ends[1].wake(), () -> ends[1].nudged());
+        ends[1] = new RingLink(toServer, toClient, () -> ends[0].wake(), () -> ends[0].nudged());
         this.client = ends[0];
         this.server = ends[1];
     }

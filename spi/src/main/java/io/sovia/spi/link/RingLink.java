@@ -12,38 +12,49 @@ import java.nio.channels.SelectableChannel;
 /**
  * A reliable link over two frame rings: this end produces into {@code out} and consumes {@code in}.
  * Shared by the jvm link (rings in process memory) and the shm link (rings in a shared segment); they
- * differ only in how the peer is woken, which is the {@code ringer}.
+ * differ only in how the peer is woken, which is the {@code ringer} (and the {@code nudger}).
  */
 public final class RingLink implements Link {
+    /** The doorbell byte of a ring. */
+    public static final byte RING = 1;
+    /** The doorbell byte of a {@linkplain #nudge() nudge}. */
+    public static final byte NUDGE = 2;
+
     private final FrameRing in;
     private final FrameRing out;
     private final Runnable ringer;
     /** Readable when rung (shm: the UNIX socket, non-blocking); null when waking needs no kernel channel. */
     private final SelectableChannel doorbell;
+    /** Makes the peer poll although it did not arm. */
+    private final Runnable nudger;
     /** Set once by the session before the link is shared. */
     private volatile Runnable wake = () -> { };
+    private volatile Runnable nudged = () -> { };
     private volatile boolean closed;
     /** Set by whoever watches the peer's process (shm: the UNIX socket's end of stream). */
     private volatile boolean peerDead;
 
     /**
      * @param ringer wakes the peer; called only when the peer armed its doorbell
+     * @param nudger runs the peer's {@link #nudged()}
      */
-    public RingLink(FrameRing in, FrameRing out, Runnable ringer) {
-        this(in, out, ringer, null);
+    public RingLink(FrameRing in, FrameRing out, Runnable ringer, Runnable nudger) {
+        this(in, out, ringer, nudger, null);
     }
 
     /**
      * @param ringer   wakes the peer; called only when the peer armed its doorbell
+     * @param nudger   makes the peer poll: runs its {@link #nudged()}, directly or through the doorbell
      * @param doorbell a non-blocking channel that the peer's ringer makes readable, or null
      */
-    public RingLink(FrameRing in, FrameRing out, Runnable ringer, SelectableChannel doorbell) {
+    public RingLink(FrameRing in, FrameRing out, Runnable ringer, Runnable nudger, SelectableChannel doorbell) {
         if (doorbell != null && !(doorbell instanceof ReadableByteChannel)) {
             throw new IllegalArgumentException("a doorbell must be readable: " + doorbell);
         }
         this.in = in;
         this.out = out;
         this.ringer = ringer;
+        this.nudger = nudger;
         this.doorbell = doorbell;
     }
 
@@ -106,6 +117,22 @@ public final class RingLink implements Link {
     }
 
     @Override
+    public void nudge() {
+        nudger.run();
+    }
+
+    @Override
+    public void onNudge(Runnable poll) {
+        this.nudged = poll;
+    }
+
+    /** What the peer's nudger calls: this end's session gets polled, and sleepers woken. */
+    public void nudged() {
+        nudged.run();
+        wake();
+    }
+
+    @Override
     public SelectableChannel doorbell() {
         return peerDead || closed ? null : doorbell;
     }
@@ -113,19 +140,28 @@ public final class RingLink implements Link {
     /**
      * Takes the bytes rung on the doorbell, waking nobody: for whoever watches the doorbell channel
      * (the doorbell thread, a selector, a sleeping thread; any of them may take the same bytes, and
-     * either waking this end is enough). Returns false once the doorbell has ended (the peer is gone).
+     * either waking this end is enough). A {@link #NUDGE} byte among them has the session polled.
+     * Returns false once the doorbell has ended (the peer is gone).
      */
     public boolean drainDoorbell() {
         ByteBuffer bytes = ByteBuffer.allocate(64);
+        boolean nudge = false;
         try {
             int n;
             do {
                 bytes.clear();
                 n = ((ReadableByteChannel) doorbell).read(bytes);
+                for (int i = 0; i < n && !nudge; i++) {
+                    nudge = bytes.get(i) == NUDGE;
+                }
             } while (n == bytes.capacity()); // a short read took all there was
             return n >= 0;
         } catch (IOException gone) {
             return false;
+        } finally {
+            if (nudge) {
+                nudged.run();
+            }
         }
     }
 
