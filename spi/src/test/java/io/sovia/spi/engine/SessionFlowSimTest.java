@@ -98,6 +98,108 @@ class SessionFlowSimTest {
         }
     }
 
+    /**
+     * A writer blocked on credit after filling the reader's window and its own send buffer, with
+     * {@code extra} bytes still to write: exactly what the reader will free, so the writer finishes
+     * only if it learns of all of it. The delayed ACK (200 us) is shorter than rtoMin (1 ms), so a lossy
+     * link settles without spurious retransmissions, and is left to settle: with every frame
+     * acknowledged, no retransmission (which the reader would answer) can be what fetches the window.
+     */
+    private static SimScenario blockedWriter(boolean reliable, int rcv, int snd, int extra) {
+        SimScenario s = connected(reliable, persistConfig(rcv, rcv), persistConfig(rcv, snd));
+        s.b.writing = true;
+        s.b.writeTotal = s.a.expectIn = rcv + snd + extra;
+        s.b.maxWrite = 3000;
+        s.driver.runUntil("the writer to fill window and send buffer", () -> s.b.written == rcv + snd);
+        if (!reliable) {
+            // not on a reliable link: there the persist timer backs off, and would delay the first probe
+            s.driver.runFor(10 * s.serverConfig.rtoMinNanos());
+        }
+        if (s.driver.link(s.b).uniqueDataBytes != rcv) {
+            throw s.fail("expected the writer blocked after a window of " + rcv + " bytes");
+        }
+        return s;
+    }
+
+    private static SessionConfig persistConfig(int receiveBuffer, int sendBuffer) {
+        return new SessionConfig(receiveBuffer, sendBuffer, 16, 200_000, 200_000, 2048, 32, 1_000_000,
+                500_000_000, 20_000_000, 40);
+    }
+
+    /** The reader reads {@code n} bytes, then leaves its session to the service thread for good. */
+    private static void readThenNoCall(SimScenario s, int n) throws IOException {
+        s.driver.leaveToService(s.a);
+        while (s.a.read < n) {
+            if (s.a.readNow(n - (int) s.a.read) <= 0) {
+                throw s.fail("the reader could not read what it had");
+            }
+        }
+    }
+
+    /** Runs until the writer has written everything, failing if that takes longer than {@code bound}. */
+    private static void writerFinishesWithin(SimScenario s, long bound, int framed) {
+        s.driver.maxVirtualNanos = s.net.now - s.driver.start + bound;
+        s.driver.runUntil("the writer to get the credit and finish", () -> s.b.written == s.b.writeTotal);
+        if (s.driver.link(s.b).uniqueDataBytes != framed) {
+            throw s.fail("expected " + framed + " bytes framed: the window and what the reader freed");
+        }
+    }
+
+    /**
+     * A read of less than half the buffer tells the writer nothing, and this reader makes no further
+     * call. On a reliable link only the writer's persist timer can help: its probe must be answered by
+     * the reader's service thread, which only the nudge brings. On a lossy link the reader's delayed ACK
+     * carries the update after the ack delay (the next test drops it). The reliable writer, blocked since
+     * just now, probes within rtoMin, and the answer takes two link delays: the bound is a few rtoMin.
+     */
+    @Test
+    @Timeout(value = 10, threadMode = SEPARATE_THREAD)
+    void writerGetsCreditAfterASmallReadWithNoFurtherCall() throws IOException {
+        for (boolean reliable : new boolean[] {true, false}) {
+            int rcv = 4096;
+            int part = rcv / 4;
+            SimScenario s = blockedWriter(reliable, rcv, 2048, part);
+            readThenNoCall(s, part);
+            long nudges = s.driver.link(s.a).nudgesDelivered;
+            writerFinishesWithin(s, 3 * s.serverConfig.rtoMinNanos() + 10 * s.net.baseDelay, rcv + part);
+            if (reliable && s.driver.link(s.a).nudgesDelivered == nudges) {
+                throw s.fail("the reader answered without being nudged, so nothing probed its window");
+            }
+        }
+    }
+
+    /**
+     * On a lossy link the window update is lost: the one sent with a read of half the buffer, or the
+     * delayed one after a smaller read. The reader makes no further call and has no timer left, so only
+     * the writer's window probe can fetch the window again, and only its nudge has the reader's service
+     * thread answer it. The probes come every rto, rtoMin here (the round trip, delayed ACK included, is
+     * shorter); a probe answered before the update was sent brings no credit, so allow two rounds.
+     */
+    @Test
+    @Timeout(value = 10, threadMode = SEPARATE_THREAD)
+    void writerGetsCreditThroughProbeAndNudgeWhenTheWindowUpdateIsLost() throws IOException {
+        int rcv = 4096;
+        for (int part : new int[] {rcv / 2, rcv / 4}) {
+            SimScenario s = blockedWriter(false, rcv, 2048, part);
+            long edge = rcv + part;
+            boolean[] dropped = {false};
+            FrameFlyweight g = new FrameFlyweight();
+            // the first ACK that is not a probe and carries the new edge: the reader's, as the writer's
+            // ACKs advertise its own window, which nothing widens
+            s.net.dropIf = f -> {
+                g.wrap(ByteBuffer.wrap(f), 0);
+                return g.type() == FrameFlyweight.ACK && (g.flags() & FrameFlyweight.FLAG_PROBE) == 0
+                        && g.window() == edge && !dropped[0] && (dropped[0] = true);
+            };
+            readThenNoCall(s, part);
+            long nudges = s.driver.link(s.a).nudgesDelivered;
+            writerFinishesWithin(s, 3 * s.serverConfig.rtoMinNanos() + 10 * s.net.baseDelay, rcv + part);
+            if (!dropped[0] || s.driver.link(s.a).nudgesDelivered == nudges) {
+                throw s.fail("expected the window update to " + edge + " dropped and the reader nudged");
+            }
+        }
+    }
+
     /** Nagle on a reliable link: 64 KiB buffers, a 200 us combining timer, writes below 2 KiB small. */
     private static SessionConfig nagleConfig() {
         return nagleConfig(64 * 1024, 200_000, 2048);

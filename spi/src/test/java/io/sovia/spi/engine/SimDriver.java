@@ -7,8 +7,9 @@ import java.util.function.BooleanSupplier;
  * Runs two sessions over a {@link SimNetwork} on virtual time until a condition holds. Each step lets
  * both apps do their next operation, polls both sessions (or visits one left to the service thread, as
  * that thread would), checks the invariants, then moves the clock to the earliest event: a frame
- * delivery, a session timer, or (if an app made progress) a short app step. A stall (nothing scheduled but the condition unmet), too many steps or too much virtual time
- * fails with the whole state, so a seed can be replayed and debugged.
+ * delivery, a nudge for a session left to the service thread, a session timer, or (if an app made
+ * progress) a short app step. A stall (nothing scheduled but the condition unmet), too many steps or
+ * too much virtual time fails with the whole state, so a seed can be replayed and debugged.
  */
 final class SimDriver {
     /** Virtual nanos an app spends between operations when it is busy. */
@@ -82,6 +83,9 @@ final class SimDriver {
                 if (bActive) {
                     progress |= b.step();
                 }
+                // a nudge that arrived asks the service thread to visit (Session wires it to onTimer)
+                link(a).nudgesArrive();
+                link(b).nudgesArrive();
                 if (aAlive) {
                     poll(a);
                 }
@@ -105,7 +109,8 @@ final class SimDriver {
     /**
      * Leaves {@code app}'s session to the service thread: its app makes no more calls (no read, write,
      * poll, selector or waiter), and the session is touched only as {@link SessionService} touches it:
-     * visited at once when it announces a timer through {@link Session#onTimer}, then at each deadline a
+     * visited at once when it announces a timer through {@link Session#onTimer} or its peer's
+     * {@linkplain SimLink#nudge() nudge} arrives (the session runs the same callback), then at each deadline a
      * visit returns, until a visit returns none. The first visit is made here, before the test goes on
      * (it may make the app's last calls next), since the service thread already watches a session that
      * announced timers before.
@@ -145,6 +150,9 @@ final class SimDriver {
             }
             if (!(app == a ? aAlive : bAlive)) {
                 continue;
+            }
+            if (service.on && !in.nudges.isEmpty()) {
+                next = Math.min(next, in.nudges.peekFirst()); // it will have the service thread visit
             }
             if (service.on && service.woken) {
                 next = Math.min(next, net.now); // the service thread runs at once

@@ -2,12 +2,15 @@ package io.sovia.spi.engine;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayDeque;
 import java.util.PriorityQueue;
 
 /**
  * One end of a {@link SimNetwork}: the {@link Link} a session under test runs over, in one thread, on
  * virtual time. It also checks how the engine uses it (one claim at a time, committed frames well formed)
- * and counts frames by type in both directions for the tests' assertions.
+ * and counts frames by type in both directions for the tests' assertions. A {@linkplain #nudge() nudge}
+ * travels like a frame and, on arrival, runs the peer end's {@link #onNudge} callback, which the
+ * {@link SimDriver} turns into a service-thread visit.
  *
  * <p>To catch an engine that reads or keeps more than it should, a claimed region is filled with junk
  * before the engine writes it, a received frame sits flush against the end of the receive buffer (a read
@@ -28,6 +31,11 @@ final class SimLink implements Link {
     final PriorityQueue<SimNetwork.InFlight> incoming = SimNetwork.queue();
     long queuedBytes;
     long lastDeliveryAt = Long.MIN_VALUE;
+    /** Arrival times of the nudges the peer sent this end, earliest first. */
+    final ArrayDeque<Long> nudges = new ArrayDeque<>();
+    private Runnable nudged = () -> { };
+    long nudgesSent;
+    long nudgesDelivered;
     boolean closed;
     private final int maxFrameLength;
     private final ByteBuffer sendBuffer;
@@ -221,6 +229,40 @@ final class SimLink implements Link {
     public void onRing(Runnable wake) {
     }
 
+    /**
+     * Arrives after the link delay, behind every frame committed before it, and is never lost: RingLink's
+     * frames are in the ring the moment they are committed, so its nudge too finds the probe it follows.
+     * Arriving at once here, it would overtake that probe on the wire; the peer's visit would find
+     * nothing, and the probe would be answered only on the next nudge, a persist interval later. Draws
+     * no random number, so runs that never nudge replay as before.
+     */
+    @Override
+    public void nudge() {
+        nudgesSent++;
+        if (closed || peer.closed) {
+            return; // as frames: a dead end neither sends nor receives
+        }
+        long at = Math.max(net.now + net.baseDelay, peer.lastDeliveryAt);
+        if (!peer.nudges.isEmpty()) {
+            at = Math.max(at, peer.nudges.peekLast());
+        }
+        peer.nudges.add(at);
+    }
+
+    @Override
+    public void onNudge(Runnable poll) {
+        nudged = poll;
+    }
+
+    /** Runs the nudge callback once for every nudge that has arrived by now. */
+    void nudgesArrive() {
+        while (!nudges.isEmpty() && nudges.peekFirst() - net.now <= 0) {
+            nudges.pollFirst();
+            nudgesDelivered++;
+            nudged.run();
+        }
+    }
+
     /** The peer's death is noticed only behind the frames it sent before, as on a real ring. */
     @Override
     public boolean isPeerAlive() {
@@ -263,6 +305,8 @@ final class SimLink implements Link {
         }
         return s.append(", data=").append(dataBytesDelivered).append(", lost=").append(lost).append(", dup=")
                 .append(duplicated).append(", queued=").append(incoming.size()).append(", refused=")
-                .append(claimsRefused).append(closed ? ", CLOSED" : "").toString();
+                .append(claimsRefused).append(", nudges sent=").append(nudgesSent).append(" received=")
+                .append(nudgesDelivered)
+                .append(closed ? ", CLOSED" : "").toString();
     }
 }
