@@ -102,26 +102,16 @@ class FdLeakIT extends SoviaTestBase {
     @Test
     @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void passThroughChannelsInOurSelector() throws IOException {
-        InetSocketAddress loopback = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
         try (UnixSockets unix = new UnixSockets(); Selector shared = Selector.open()) {
             // Every peer is in this JVM and closed with its channel.
             assertNoLeak(() -> { }, () -> {
-                Pipe pipe = Pipe.open();
-                try (DatagramChannel datagram = DatagramChannel.open().bind(loopback);
-                        Pipe.SourceChannel source = pipe.source();
-                        Pipe.SinkChannel sink = pipe.sink();
-                        SocketChannel unixClient = SocketChannel.open(StandardProtocolFamily.UNIX)) {
-                    unixClient.connect(unix.address());
-                    try (SocketChannel unixAccepted = unix.server().accept()) {
-                        for (SelectableChannel channel : new SelectableChannel[] {
-                                datagram, source, sink, unixClient, unixAccepted}) {
-                            channel.configureBlocking(false);
-                            channel.register(shared, SelectionKey.OP_READ & channel.validOps()
-                                    | SelectionKey.OP_WRITE & channel.validOps());
-                        }
-                        shared.selectNow();
+                withPassThroughChannels(unix, channels -> {
+                    for (SelectableChannel channel : channels) {
+                        channel.register(shared, SelectionKey.OP_READ & channel.validOps()
+                                | SelectionKey.OP_WRITE & channel.validOps());
                     }
-                }
+                    shared.selectNow();
+                });
                 shared.selectNow();
             });
         }
@@ -136,7 +126,6 @@ class FdLeakIT extends SoviaTestBase {
     @Test
     @Timeout(value = CYCLES_TIMEOUT_SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void passThroughChannelsClosedDuringSelectByAnotherThread() throws Exception {
-        InetSocketAddress loopback = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong selections = new AtomicLong();
         try (UnixSockets unix = new UnixSockets(); Selector shared = Selector.open()) {
@@ -150,31 +139,21 @@ class FdLeakIT extends SoviaTestBase {
             });
             try {
                 assertNoLeak(() -> { }, () -> {
-                    Pipe pipe = Pipe.open();
-                    SelectableChannel[] channels;
-                    try (DatagramChannel datagram = DatagramChannel.open().bind(loopback);
-                            Pipe.SourceChannel source = pipe.source();
-                            Pipe.SinkChannel sink = pipe.sink();
-                            SocketChannel unixClient = SocketChannel.open(StandardProtocolFamily.UNIX)) {
-                        unixClient.connect(unix.address());
-                        try (SocketChannel unixAccepted = unix.server().accept()) {
-                            channels = new SelectableChannel[] {datagram, source, sink, unixClient, unixAccepted};
-                            for (SelectableChannel channel : channels) {
-                                channel.configureBlocking(false);
-                                // Nothing becomes ready (the sink, always writable, asks for nothing), so the
-                                // select stays blocked until the wakeup below.
-                                channel.register(shared, SelectionKey.OP_READ & channel.validOps());
-                            }
-                            // The selecting thread registers the channels in its inner selector at its next select.
-                            long seen = selections.get();
-                            shared.wakeup();
-                            Io.await(() -> selections.get() > seen, () -> "the selector never returned from the"
-                                    + " select a wakeup should have ended");
-                            // Closed between selects, a channel would leave our selector first and the JDK's
-                            // inner one would close its descriptor: only a close during the select shows the leak.
-                            selecting.awaitBlockedIn("select");
+                    SelectableChannel[] channels = withPassThroughChannels(unix, open -> {
+                        for (SelectableChannel channel : open) {
+                            // Nothing becomes ready (the sink, always writable, asks for nothing), so the
+                            // select stays blocked until the wakeup below.
+                            channel.register(shared, SelectionKey.OP_READ & channel.validOps());
                         }
-                    }
+                        // The selecting thread registers the channels in its inner selector at its next select.
+                        long seen = selections.get();
+                        shared.wakeup();
+                        Io.await(() -> selections.get() > seen, () -> "the selector never returned from the"
+                                + " select a wakeup should have ended");
+                        // Closed between selects, a channel would leave our selector first and the JDK's
+                        // inner one would close its descriptor: only a close during the select shows the leak.
+                        selecting.awaitBlockedIn("select");
+                    });
                     shared.wakeup();
                     Io.await(() -> Arrays.stream(channels).noneMatch(SelectableChannel::isRegistered),
                             () -> "closed channels still registered: " + Arrays.toString(channels));
@@ -183,6 +162,35 @@ class FdLeakIT extends SoviaTestBase {
                 stop.set(true);
                 shared.wakeup();
                 selecting.get();
+            }
+        }
+    }
+
+    /** What a cycle does with one open, non-blocking channel of each pass-through kind. */
+    private interface PassThroughUse {
+        void accept(SelectableChannel[] channels) throws IOException;
+    }
+
+    /**
+     * Opens a datagram channel, both ends of a pipe and a connected UNIX-domain pair, all non-blocking, lets
+     * {@code use} have them, then closes them all; returns them, closed.
+     */
+    private static SelectableChannel[] withPassThroughChannels(UnixSockets unix, PassThroughUse use)
+            throws IOException {
+        Pipe pipe = Pipe.open();
+        try (DatagramChannel datagram = DatagramChannel.open()
+                        .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+                Pipe.SourceChannel source = pipe.source();
+                Pipe.SinkChannel sink = pipe.sink();
+                SocketChannel unixClient = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            unixClient.connect(unix.address());
+            try (SocketChannel unixAccepted = unix.server().accept()) {
+                SelectableChannel[] channels = {datagram, source, sink, unixClient, unixAccepted};
+                for (SelectableChannel channel : channels) {
+                    channel.configureBlocking(false);
+                }
+                use.accept(channels);
+                return channels;
             }
         }
     }

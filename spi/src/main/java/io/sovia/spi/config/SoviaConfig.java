@@ -160,10 +160,13 @@ public final class SoviaConfig {
         return ringCapacity(SHM_RING);
     }
 
+    /** The ring format's own rule, with the property named in its message. */
     private static int ringCapacity(String property) {
         int capacity = Integer.getInteger(property, 1024 * 1024);
-        if (capacity < 1024 || Integer.bitCount(capacity) != 1) {
-            throw new IllegalArgumentException(property + "=" + capacity + " is not a power of two of at least 1024");
+        try {
+            io.sovia.spi.link.FrameRingDescriptor.checkCapacity(capacity);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(property + "=" + capacity + ": " + e.getMessage(), e);
         }
         return capacity;
     }

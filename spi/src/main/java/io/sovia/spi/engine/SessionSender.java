@@ -230,9 +230,7 @@ final class SessionSender {
                 stall();
                 return false;
             }
-            if (creditProbe != null) {
-                creditProbe.windowOpened();
-            }
+            stopProbing();
             unsent.copyTo(link.sendBuffer(), offset + HEADER_LENGTH, n);
             unsent.skip(n);
             sent += n;
@@ -296,7 +294,7 @@ final class SessionSender {
         return creditProbe == null ? 0 : creditProbe.deadline();
     }
 
-    /** No bytes wait for credit any more. */
+    /** A frame went out, or no bytes wait for credit any more. */
     void stopProbing() {
         if (creditProbe != null) {
             creditProbe.windowOpened();
