@@ -15,9 +15,11 @@ import java.security.MessageDigest;
  * <pre>
  *   LastWordsApp server DELAY_MS          prints PORT n; accepts one connection, waits, reads to the end,
  *                                         prints RESULT bytes=n sha256=... (or FAILED after n bytes: ...)
- *   LastWordsApp client PORT BYTES SEED [close|exit]
+ *   LastWordsApp client PORT BYTES SEED [close|exit|hook]
  *                                         writes the stream of SEED (java.net), closes the socket (or, with
- *                                         exit, does not), and ends with System.exit(0) at once
+ *                                         exit, does not), and ends with System.exit(0) at once; with hook,
+ *                                         connects, then exits at once and writes and closes from its own
+ *                                         shutdown hook
  * </pre>
  */
 public final class LastWordsApp {
@@ -49,23 +51,40 @@ public final class LastWordsApp {
         } else {
             long bytes = Long.parseLong(args[2]);
             Socket socket = new Socket(InetAddress.getLoopbackAddress(), Integer.parseInt(args[1]));
-            OutputStream out = socket.getOutputStream();
-            PseudoRandomStream stream = new PseudoRandomStream(Long.parseLong(args[3]));
-            ByteBuffer chunk = ByteBuffer.allocate(64 * 1024);
-            for (long left = bytes; left > 0; ) {
-                int n = (int) Math.min(left, chunk.capacity());
-                stream.next(chunk, n);
-                out.write(chunk.array(), 0, n);
-                left -= n;
-            }
-            if (args.length < 5 || args[4].equals("close")) {
-                socket.close();
-                System.out.println("CLOSED");
+            String ending = args.length < 5 ? "close" : args[4];
+            if (ending.equals("hook")) {
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                    try {
+                        write(socket, bytes, Long.parseLong(args[3]));
+                        socket.close();
+                    } catch (java.io.IOException e) {
+                        e.printStackTrace();
+                    }
+                }));
+                System.out.println("EXITING, THE HOOK WRITES");
             } else {
-                System.out.println("EXITING WITHOUT CLOSE");
+                write(socket, bytes, Long.parseLong(args[3]));
+                if (ending.equals("close")) {
+                    socket.close();
+                    System.out.println("CLOSED");
+                } else {
+                    System.out.println("EXITING WITHOUT CLOSE");
+                }
             }
             System.out.flush();
             System.exit(0);
+        }
+    }
+
+    private static void write(Socket socket, long bytes, long seed) throws java.io.IOException {
+        OutputStream out = socket.getOutputStream();
+        PseudoRandomStream stream = new PseudoRandomStream(seed);
+        ByteBuffer chunk = ByteBuffer.allocate(64 * 1024);
+        for (long left = bytes; left > 0; ) {
+            int n = (int) Math.min(left, chunk.capacity());
+            stream.next(chunk, n);
+            out.write(chunk.array(), 0, n);
+            left -= n;
         }
     }
 }

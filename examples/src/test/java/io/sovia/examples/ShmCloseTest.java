@@ -13,7 +13,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * What a process wrote before it closed its socket and exited must all arrive, then end of stream:
  * TCP guarantees it (the kernel keeps sending after the process is gone), so over shm, where the bytes
  * may still sit in the writer's own memory, the close (or the JVM's exit) must get them into the
- * shared ring first. The reader starts reading three seconds after the connection is made (a busy or paused
+ * shared ring first. An app that writes from its own shutdown hook is served too: Sovia closes
+ * connections only after the app's hooks have run. The reader starts reading three seconds after the connection is made (a busy or paused
  * server), by when the writer is long gone.
  */
 class ShmCloseTest {
@@ -25,11 +26,12 @@ class ShmCloseTest {
     /**
      * @param bytes  what the client writes: less than, about as much as, and more than a ring (1 MiB)
      *               plus the send buffer (128 KiB) hold
-     * @param ending {@code close} (close, then System.exit) or {@code exit} (System.exit without close)
+     * @param ending {@code close} (close, then System.exit), {@code exit} (System.exit without close) or
+     *               {@code hook} (System.exit, then the app's shutdown hook writes and closes)
      */
     @ParameterizedTest(name = "{0} bytes, then {1}")
     @CsvSource({"1000, close", "1000000, close", "1048576, close", "1100000, close", "10000000, close",
-        "1100000, exit"})
+        "1100000, exit", "1000, hook", "1100000, hook"})
     @Timeout(120)
     void everythingWrittenBeforeTheWriterExitsArrives(long bytes, String ending) throws Exception {
         try (ForkedJvm server = ForkedJvm.start(dir, "server", ForkedJvm.Options.agent(dir.resolve("server.stats.json")),

@@ -1,6 +1,9 @@
 package io.sovia.shm;
 
-import io.sovia.spi.config.SoviaLog;
+import io.sovia.spi.lifecycle.Lifecycle;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NoOpIdleStrategy;
 import io.sovia.spi.link.RingLink;
 import io.sovia.spi.nio.SoviaSelectorProvider;
 
@@ -14,12 +17,15 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
- * The per-JVM doorbell thread: one JDK selector over the UNIX socket of every shared-memory
+ * The per-JVM doorbell agent, under the {@code Lifecycle}: one JDK selector over the UNIX socket of every shared-memory
  * connection. A byte on it means "the peer published frames while you slept": the link's session wakes
  * its sleepers. End of stream or an error means the peer process is gone: the link is marked dead at
  * once, which the survivor's next call reports as "Connection reset".
  */
-final class ShmDoorbells {
+final class ShmDoorbells implements Agent {
+    /** The agent sleeps in its selector, never in its idle strategy. */
+    private static final IdleStrategy NO_IDLE = new NoOpIdleStrategy();
+
     private static volatile ShmDoorbells instance;
 
     private final Selector selector;
@@ -31,9 +37,7 @@ final class ShmDoorbells {
 
     private ShmDoorbells() throws IOException {
         this.selector = SoviaSelectorProvider.jdk().openSelector();
-        Thread t = new Thread(this::run, "sovia-doorbells");
-        t.setDaemon(true);
-        t.start();
+        Lifecycle.start(this, NO_IDLE);
     }
 
     static ShmDoorbells get() throws IOException {
@@ -67,26 +71,37 @@ final class ShmDoorbells {
         selector.wakeup();
     }
 
-    private void run() {
-        while (true) {
+    @Override
+    public String roleName() {
+        return "sovia-doorbells";
+    }
+
+    /** Sleeps in epoll until a doorbell rings, a peer dies or a new connection is to be watched. */
+    @Override
+    public int doWork() throws IOException {
+        int work = selector.select();
+        Watch w;
+        while ((w = added.poll()) != null) {
             try {
-                selector.select();
-                Watch w;
-                while ((w = added.poll()) != null) {
-                    try {
-                        w.channel().register(selector, SelectionKey.OP_READ, w);
-                    } catch (ClosedChannelException closed) {
-                        // the connection ended before it was watched: nothing to watch
-                    }
-                }
-                for (Iterator<SelectionKey> it = selector.selectedKeys().iterator(); it.hasNext(); ) {
-                    SelectionKey key = it.next();
-                    it.remove();
-                    ring(key);
-                }
-            } catch (IOException | RuntimeException e) {
-                SoviaLog.warn("doorbell thread survived an error", e);
+                w.channel().register(selector, SelectionKey.OP_READ, w);
+            } catch (ClosedChannelException closed) {
+                // the connection ended before it was watched: nothing to watch
             }
+        }
+        for (Iterator<SelectionKey> it = selector.selectedKeys().iterator(); it.hasNext(); ) {
+            SelectionKey key = it.next();
+            it.remove();
+            ring(key);
+        }
+        return work;
+    }
+
+    @Override
+    public void onClose() {
+        try {
+            selector.close();
+        } catch (IOException ignored) {
+            // the process is ending; the descriptors go with it
         }
     }
 

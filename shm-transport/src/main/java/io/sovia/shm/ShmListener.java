@@ -39,10 +39,6 @@ final class ShmListener implements Transport.TransportListener {
     /** This JVM's open listeners, closed at exit when the app did not close them. */
     private static final Set<ShmListener> OPEN = ConcurrentHashMap.newKeySet();
 
-    static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> OPEN.forEach(ShmListener::close), "sovia-shm-exit"));
-    }
-
     private final ShmDirectory directory;
     private final java.nio.file.Path socket;
     private final ServerSocketChannel unixServer;
@@ -164,6 +160,11 @@ final class ShmListener implements Transport.TransportListener {
                 ShmTransport.closeQuietly(ch);
             }
         }
+    }
+
+    /** The JVM exits: closes the listeners the app left open. */
+    static void closeAll() {
+        OPEN.forEach(ShmListener::close);
     }
 
     /**

@@ -1,25 +1,37 @@
 package io.sovia.shm;
 
 import io.sovia.spi.config.SoviaLog;
+import io.sovia.spi.lifecycle.Lifecycle;
+import io.sovia.spi.lifecycle.ParkingIdle;
+import org.agrona.concurrent.Agent;
 
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Segments made ahead of connects. Making one writes every page of it (so a full /dev/shm fails the
  * connect cleanly rather than faulting later), about 1.3 ms for 2 MiB here, which was a third of a
- * short connection's cost; a background thread now pays it between connects. Spares are files of this
- * process like any segment: removed at exit, and by the next Sovia JVM of the user after a crash.
+ * short connection's cost; an agent of the {@link Lifecycle} pays it between connects, started by the
+ * first connect and woken by each one. Spares are files of this process like any segment: removed at
+ * exit, and by the next Sovia JVM of the user after a crash.
+ *
+ * <p>Threading: {@link #ready}, {@link #closed}, {@link #capacity} and {@link #maker} are guarded by
+ * {@code this}; making a segment runs on the agent's thread outside the lock.
  */
-final class ShmSpares {
+final class ShmSpares implements Agent {
     private final ShmDirectory directory;
     private final int wanted;
-    /** Ready segments; guarded by {@code this}, like {@link #closed} and {@link #making}. */
     private final Deque<Spare> ready = new ArrayDeque<>();
     private boolean closed;
-    private boolean making;
+    /** The ring capacity of the last connect, which spares are made for. */
+    private int capacity;
+    /** The agent's thread, once a connect started it. */
+    private Thread maker;
+    /** Set by the agent when making failed, so it sleeps until the next connect. */
+    private volatile boolean failed;
 
     /** A segment file and its mapping. */
     record Spare(Path file, ShmSegment segment) {
@@ -40,11 +52,13 @@ final class ShmSpares {
                 ShmTransport.deleteQuietly(spare.file()); // made before the ring size changed
                 spare = ready.pollFirst();
             }
-            if (wanted > 0 && !making && !closed) {
-                making = true;
-                Thread maker = new Thread(() -> make(capacity), "sovia-shm-spares");
-                maker.setDaemon(true);
-                maker.start();
+            if (wanted > 0 && !closed) {
+                this.capacity = capacity;
+                failed = false;
+                if (maker == null) {
+                    maker = Lifecycle.start(this, new ParkingIdle(() -> Long.MAX_VALUE));
+                }
+                LockSupport.unpark(maker);
             }
         }
         return spare != null ? spare : create(capacity);
@@ -55,31 +69,38 @@ final class ShmSpares {
         return new Spare(file, ShmSegment.create(file, capacity));
     }
 
-    private void make(int capacity) {
-        try {
-            while (true) {
-                synchronized (this) {
-                    if (closed || ready.size() >= wanted) {
-                        return;
-                    }
-                }
-                Spare spare = create(capacity);
-                synchronized (this) {
-                    if (closed) {
-                        ShmTransport.deleteQuietly(spare.file());
-                        return;
-                    }
-                    ready.addLast(spare);
-                }
+    @Override
+    public String roleName() {
+        return "sovia-shm-spares";
+    }
+
+    /** Makes one spare while fewer than wanted are ready; 0 (sleep) when enough are, or making failed. */
+    @Override
+    public int doWork() {
+        int size;
+        synchronized (this) {
+            if (closed || failed || ready.size() >= wanted) {
+                return 0;
             }
+            size = capacity;
+        }
+        Spare spare;
+        try {
+            spare = create(size);
         } catch (IOException | RuntimeException e) {
             // e.g. /dev/shm full: connects make their own segment, and fall back to TCP if that fails too
             SoviaLog.debugOnce("shm-spares", "cannot make a spare segment: " + e);
-        } finally {
-            synchronized (this) {
-                making = false;
-            }
+            failed = true;
+            return 0;
         }
+        synchronized (this) {
+            if (closed) {
+                ShmTransport.deleteQuietly(spare.file());
+                return 0;
+            }
+            ready.addLast(spare);
+        }
+        return 1;
     }
 
     /** Removes the spares; none is made after this. */

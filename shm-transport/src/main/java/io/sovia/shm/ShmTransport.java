@@ -4,6 +4,8 @@ import io.sovia.spi.backend.SessionBackend;
 import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.config.SoviaLog;
 import io.sovia.spi.engine.Session;
+import io.sovia.spi.lifecycle.ExitStage;
+import io.sovia.spi.lifecycle.Lifecycle;
 import io.sovia.spi.link.RingLink;
 import io.sovia.spi.nio.SoviaSelectorProvider;
 import io.sovia.spi.route.LocalAddresses;
@@ -39,14 +41,6 @@ public final class ShmTransport implements Transport {
     private static final Map<java.nio.file.Path, java.nio.file.Path> UNCLAIMED =
             new java.util.concurrent.ConcurrentHashMap<>();
 
-    static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> UNCLAIMED.forEach((segment, listener) -> {
-            if (!ShmDirectory.accepting(listener)) {
-                deleteQuietly(segment);
-            }
-        }), "sovia-shm-segments"));
-    }
-
     private final ShmDirectory directory;
     private final ShmSpares spares;
 
@@ -58,10 +52,23 @@ public final class ShmTransport implements Transport {
         this.directory = new ShmDirectory(java.nio.file.Path.of(SoviaConfig.shmRoot()));
         this.spares = new ShmSpares(directory, SoviaConfig.shmSpares());
         directory.removeLeftovers();
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            spares.close();
-            directory.removeLeftovers();
-        }, "sovia-shm-leftovers"));
+        Lifecycle.onExit(ExitStage.CLOSE, this::exit);
+    }
+
+    /**
+     * The JVM exits, its connections handed over: listeners the app left open close, segments whose
+     * listener is gone are removed (the others wait for their server, which may accept after this
+     * client exited, as with TCP), then spares and whatever dead processes left.
+     */
+    private void exit() {
+        ShmListener.closeAll();
+        UNCLAIMED.forEach((segment, listener) -> {
+            if (!ShmDirectory.accepting(listener)) {
+                deleteQuietly(segment);
+            }
+        });
+        spares.close();
+        directory.removeLeftovers();
     }
 
     @Override

@@ -1,7 +1,10 @@
 package io.sovia.spi.engine;
 
 import io.sovia.spi.config.SoviaConfig;
-import io.sovia.spi.config.SoviaLog;
+import io.sovia.spi.lifecycle.ExitStage;
+import io.sovia.spi.lifecycle.Lifecycle;
+import io.sovia.spi.lifecycle.ParkingIdle;
+import org.agrona.concurrent.Agent;
 
 import java.util.HashMap;
 import java.util.Iterator;
@@ -13,11 +16,15 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The per-JVM service thread (SOVIA's close thread): runs session timers (delayed ACK, combining,
+ * The per-JVM service agent (SOVIA's close thread): runs session timers (delayed ACK, combining,
  * retransmission), finishes closes nobody waits for, and at JVM exit flushes what apps wrote before
- * closing. The app threads do all work on the fast path; this thread only catches what they leave.
+ * closing. The app threads do all work on the fast path; this agent only catches what they leave. It
+ * runs under the {@link Lifecycle}, started by the first session that needs it.
+ *
+ * <p>Threading: {@link #timed}, {@link #lingering} and {@link #live} take any thread; {@link #watched}
+ * and {@link #waitNanos} belong to the agent's thread.
  */
-public final class SessionService {
+public final class SessionService implements Agent {
     private static final SessionService INSTANCE = new SessionService();
     /** When to come back to a session found busy: soon enough for a combining timer (200 us). */
     private static final long RETRY_NANOS = 100_000L;
@@ -28,6 +35,10 @@ public final class SessionService {
     private final Map<Session, Runnable> lingering = new ConcurrentHashMap<>();
     /** Every session not yet released, for the exit flush. */
     private final Set<Session> live = ConcurrentHashMap.newKeySet();
+    /** Sessions with a pending timer. */
+    private final Map<Session, Boolean> watched = new HashMap<>();
+    /** How long the agent may park after a round: until its next deadline, or a wake-up. */
+    private long waitNanos = Long.MAX_VALUE;
     private volatile Thread thread;
     private volatile boolean exitHooked;
 
@@ -50,7 +61,7 @@ public final class SessionService {
     private synchronized void hookExit() {
         if (!exitHooked) {
             exitHooked = true;
-            Runtime.getRuntime().addShutdownHook(new Thread(this::flushAtExit, "sovia-exit-flush"));
+            Lifecycle.onExit(ExitStage.FLUSH, this::flushAtExit);
         }
     }
 
@@ -75,9 +86,7 @@ public final class SessionService {
         if (t == null) {
             synchronized (this) {
                 if (thread == null) {
-                    thread = new Thread(this::run, "sovia-service");
-                    thread.setDaemon(true);
-                    thread.start();
+                    thread = Lifecycle.start(this, new ParkingIdle(() -> timed.isEmpty() ? waitNanos : 0));
                 }
                 t = thread;
             }
@@ -85,47 +94,44 @@ public final class SessionService {
         LockSupport.unpark(t);
     }
 
-    private void run() {
-        Map<Session, Boolean> watched = new HashMap<>();
-        while (true) {
-            try {
-                Session s;
-                while ((s = timed.poll()) != null) {
-                    watched.put(s, Boolean.TRUE);
-                }
-                long now = System.nanoTime();
-                long next = 0;
-                for (Iterator<Session> it = watched.keySet().iterator(); it.hasNext(); ) {
-                    Session session = it.next();
-                    long deadline = session.serviceVisit(RETRY_NANOS);
-                    if (deadline == 0) {
-                        it.remove();
-                    } else {
-                        next = next == 0 ? deadline : Math.min(next, deadline);
-                    }
-                }
-                for (Map.Entry<Session, Runnable> e : lingering.entrySet()) {
-                    if (e.getKey().isFinished()) {
-                        lingering.remove(e.getKey());
-                        e.getValue().run();
-                    }
-                }
-                long wait = next == 0 ? Long.MAX_VALUE : Math.max(next - now, 0);
-                if (!lingering.isEmpty()) {
-                    wait = Math.min(wait, 1_000_000L);
-                }
-                if (timed.isEmpty()) {
-                    if (wait == Long.MAX_VALUE) {
-                        LockSupport.park(this);
-                    } else {
-                        LockSupport.parkNanos(this, wait);
-                    }
-                }
-            } catch (RuntimeException | Error e) {
-                // one broken session must not stop timers for all others
-                SoviaLog.warn("service thread survived an internal error", e);
+    @Override
+    public String roleName() {
+        return "sovia-service";
+    }
+
+    /** One round: takes newly timed sessions, runs due timers, finishes lingering closes. */
+    @Override
+    public int doWork() {
+        int work = 0;
+        Session s;
+        while ((s = timed.poll()) != null) {
+            watched.put(s, Boolean.TRUE);
+            work++;
+        }
+        long now = System.nanoTime();
+        long next = 0;
+        for (Iterator<Session> it = watched.keySet().iterator(); it.hasNext(); ) {
+            Session session = it.next();
+            long deadline = session.serviceVisit(RETRY_NANOS);
+            if (deadline == 0) {
+                it.remove();
+            } else {
+                next = next == 0 ? deadline : Math.min(next, deadline);
             }
         }
+        for (Map.Entry<Session, Runnable> e : lingering.entrySet()) {
+            if (e.getKey().isFinished()) {
+                lingering.remove(e.getKey());
+                e.getValue().run();
+                work++;
+            }
+        }
+        long wait = next == 0 ? Long.MAX_VALUE : Math.max(next - now, 0);
+        if (!lingering.isEmpty()) {
+            wait = Math.min(wait, 1_000_000L);
+        }
+        waitNanos = wait;
+        return work;
     }
 
     /**

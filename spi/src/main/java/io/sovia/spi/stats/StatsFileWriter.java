@@ -2,25 +2,27 @@ package io.sovia.spi.stats;
 
 import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.config.SoviaLog;
+import io.sovia.spi.lifecycle.ExitStage;
+import io.sovia.spi.lifecycle.Lifecycle;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.StandardCopyOption;
 
-/** Writes {@link SoviaStats#toJson()} to {@code sovia.stats} when the JVM exits. */
+/** Writes {@link SoviaStats#toJson()} to {@code sovia.stats} when the JVM exits, after the last connection closed. */
 public final class StatsFileWriter {
     private StatsFileWriter() {
     }
 
-    /** Registers the exit hook if {@code sovia.stats} is set. Never throws. */
+    /** Adds the write to the exit sequence if {@code sovia.stats} is set. Never throws. */
     public static void installIfConfigured() {
         String file = SoviaConfig.statsFile();
         if (file == null) {
             return;
         }
         try {
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> write(java.nio.file.Path.of(file)), "sovia-stats"));
+            Lifecycle.onExit(ExitStage.REPORT, () -> write(java.nio.file.Path.of(file)));
         } catch (RuntimeException e) {
             SoviaLog.warn("cannot register the stats writer for " + file, e);
         }

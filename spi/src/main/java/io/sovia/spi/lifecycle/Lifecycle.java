@@ -1,0 +1,110 @@
+package io.sovia.spi.lifecycle;
+
+import io.sovia.spi.config.SoviaLog;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.IdleStrategy;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The one lifecycle of Sovia in a JVM: its JVM-wide threads run as Agrona {@link Agent}s, each under an
+ * {@link AgentRunner} (Aeron's model: an agent that throws is logged and keeps running, no Sovia thread
+ * dies), started on first use; and one exit sequence runs their close and every component's exit step
+ * in {@link ExitStage} order, after the application's own shutdown hooks ({@link ExitHook}).
+ *
+ * <p>Threading: any thread may start agents and add exit steps; the exit sequence runs once.
+ */
+public final class Lifecycle {
+    /** How long the exit waits for one agent to stop before interrupting it again. */
+    private static final int AGENT_CLOSE_RETRY_MILLIS = 1_000;
+
+    /** Exit steps by stage, in the order they were added; guarded by the class. */
+    private static final Map<ExitStage, List<Runnable>> STEPS = new EnumMap<>(ExitStage.class);
+    /** Running agents, last started first; guarded by the class. */
+    private static final Deque<AgentRunner> RUNNERS = new ArrayDeque<>();
+    /** Guarded by the class. */
+    private static boolean hooked;
+    private static boolean exited;
+
+    private Lifecycle() {
+    }
+
+    /** Adds {@code step} to the exit sequence's {@code stage}; it must not throw and must not block long. */
+    public static synchronized void onExit(ExitStage stage, Runnable step) {
+        hook();
+        STEPS.computeIfAbsent(stage, s -> new ArrayList<>()).add(step);
+    }
+
+    /**
+     * Starts {@code agent} on a daemon thread named after its role; it is closed at exit in the
+     * {@link ExitStage#STOP} stage, last started first.
+     *
+     * @return the agent's thread, for whoever wakes it
+     */
+    public static synchronized Thread start(Agent agent, IdleStrategy idle) {
+        hook();
+        AgentRunner runner = new AgentRunner(idle, Lifecycle::agentError, null, agent);
+        Thread thread = AgentRunner.startOnThread(runner, r -> {
+            Thread t = new Thread(r, agent.roleName());
+            t.setDaemon(true);
+            return t;
+        });
+        RUNNERS.push(runner);
+        return thread;
+    }
+
+    private static void agentError(Throwable t) {
+        SoviaLog.warn("a Sovia thread survived an internal error", t);
+    }
+
+    private static void hook() {
+        if (!hooked) {
+            hooked = true;
+            ExitHook.install(Lifecycle::exit);
+        }
+    }
+
+    /** The exit sequence: each stage's steps in order, then the next stage. */
+    static void exit() {
+        for (ExitStage stage : ExitStage.values()) {
+            if (stage == ExitStage.STOP) {
+                stopAgents();
+            }
+            for (Runnable step : steps(stage)) {
+                try {
+                    step.run();
+                } catch (RuntimeException | Error e) {
+                    SoviaLog.warn("exit step " + stage + " failed; the next ones still run", e);
+                }
+            }
+        }
+    }
+
+    private static synchronized List<Runnable> steps(ExitStage stage) {
+        if (stage == ExitStage.FLUSH) {
+            if (exited) {
+                return List.of();
+            }
+            exited = true;
+        }
+        return new ArrayList<>(STEPS.getOrDefault(stage, List.of()));
+    }
+
+    private static void stopAgents() {
+        AgentRunner runner;
+        while ((runner = nextToStop()) != null) {
+            runner.close(AGENT_CLOSE_RETRY_MILLIS, stuck -> SoviaLog.warn("thread " + stuck.getName()
+                    + " does not stop; the JVM exits without it", null));
+        }
+    }
+
+    private static synchronized AgentRunner nextToStop() {
+        return RUNNERS.poll();
+    }
+}
