@@ -1,19 +1,15 @@
 package io.sovia.shm;
 
-import io.sovia.spi.backend.SessionBackend;
-import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.config.SoviaLog;
-import io.sovia.spi.engine.Session;
 import io.sovia.spi.link.RingLink;
 import io.sovia.spi.nio.SoviaSelectorProvider;
-import io.sovia.spi.route.Path;
-import io.sovia.spi.route.Transport;
+import io.sovia.spi.transport.PendingOffers;
+import io.sovia.spi.transport.Transport;
 import jdk.net.ExtendedSocketOptions;
 import jdk.net.UnixDomainPrincipal;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.SocketOption;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
@@ -25,7 +21,6 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -44,8 +39,8 @@ final class ShmListener implements Transport.TransportListener {
     private final ServerSocketChannel unixServer;
     private final UserPrincipal self;
     private final int uid;
-    /** Hellos read and not yet claimed, by client address; guarded by {@code this}. */
-    private final Map<InetSocketAddress, Pending> hellos = new HashMap<>();
+    /** Hellos read and not yet claimed, by client address; changed under {@code this}. */
+    private final PendingOffers<Pending> hellos = new PendingOffers<>();
 
     private record Pending(SocketChannel unix, ShmHello hello) {
     }
@@ -95,24 +90,18 @@ final class ShmListener implements Transport.TransportListener {
     }
 
     @Override
-    public synchronized SessionBackend claim(InetSocketAddress remote, InetSocketAddress local,
-                                             Callable<Map<SocketOption<?>, Object>> options, boolean interruptible)
-            throws Exception {
+    public synchronized Transport.Claimed claim(InetSocketAddress remote) throws IOException {
         drain();
-        Pending p = hellos.remove(remote);
+        Pending p = hellos.claim(remote);
         if (p == null) {
             return null;
         }
         try {
             ShmSegment segment = ShmSegment.open(directory.path().resolve(p.hello().segment()), uid);
             RingLink link = ShmTransport.link(segment.clientToServer(), segment.serverToClient(), p.unix());
-            Session session = new Session(link, SoviaConfig.session(), System::nanoTime);
-            session.listen();
-            session.poll();
             ShmDoorbells doorbells = ShmDoorbells.get();
             doorbells.watch(p.unix(), link, () -> { });
-            return new SessionBackend(session, Path.SHM, local, remote, () -> doorbells.close(p.unix()), options.call(),
-                    interruptible);
+            return new Transport.Claimed(link, () -> doorbells.close(p.unix()));
         } catch (IOException | RuntimeException e) {
             // the client already moved to the segment: closing its socket resets it instead of leaving it hanging
             SoviaLog.warn("cannot take the shm connection from " + remote + "; it is reset", e);
@@ -187,11 +176,10 @@ final class ShmListener implements Transport.TransportListener {
             // the socket file goes below either way
         }
         ShmTransport.deleteQuietly(socket);
-        for (Pending p : hellos.values()) {
+        hellos.drain(p -> {
             ShmTransport.closeQuietly(p.unix());
             ShmTransport.deleteQuietly(directory.path().resolve(p.hello().segment()));
-        }
-        hellos.clear();
+        });
         partial.keySet().forEach(ShmTransport::closeQuietly);
         partial.clear();
     }

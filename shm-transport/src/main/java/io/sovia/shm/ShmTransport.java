@@ -1,20 +1,18 @@
 package io.sovia.shm;
 
-import io.sovia.spi.backend.SessionBackend;
 import io.sovia.spi.config.SoviaConfig;
-import io.sovia.spi.config.SoviaLog;
-import io.sovia.spi.engine.Session;
+import io.sovia.spi.engine.Link;
 import io.sovia.spi.lifecycle.ExitStage;
 import io.sovia.spi.lifecycle.Lifecycle;
 import io.sovia.spi.link.RingLink;
 import io.sovia.spi.nio.SoviaSelectorProvider;
-import io.sovia.spi.route.LocalAddresses;
-import io.sovia.spi.route.Path;
-import io.sovia.spi.route.Transport;
+import io.sovia.spi.transport.LocalAddresses;
+import io.sovia.spi.transport.PathKind;
+import io.sovia.spi.transport.LocalAddresses;
+import io.sovia.spi.transport.Transport;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.SocketOption;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -72,8 +70,8 @@ public final class ShmTransport implements Transport {
     }
 
     @Override
-    public Path path() {
-        return Path.SHM;
+    public PathKind path() {
+        return PathKind.SHM;
     }
 
     @Override
@@ -82,50 +80,43 @@ public final class ShmTransport implements Transport {
     }
 
     @Override
-    public PendingConnect offer(InetSocketAddress local, InetSocketAddress remote) {
+    public Offer offer(InetSocketAddress local, InetSocketAddress remote) throws IOException {
         java.nio.file.Path socket = directory.listenerFor(remote);
         if (socket == null) {
-            return null;
+            throw new Declined("no shm listener for " + remote);
         }
-        SocketChannel unix = null;
+        SocketChannel unix = SoviaSelectorProvider.jdk().openSocketChannel(StandardProtocolFamily.UNIX);
         java.nio.file.Path file = null;
         try {
-            unix = SoviaSelectorProvider.jdk().openSocketChannel(StandardProtocolFamily.UNIX);
             unix.configureBlocking(false);
             try {
                 if (!unix.connect(UnixDomainSocketAddress.of(socket))) {
-                    // the listener's queue is full (it accepts nothing): never wait for it, use TCP
-                    unix.close();
-                    return null;
+                    throw new Declined("the listener's queue is full"); // it accepts nothing: never wait for it
                 }
             } catch (java.net.ConnectException refused) {
                 // the listener died without removing its socket: remove it, and this connect uses TCP
                 Files.deleteIfExists(socket);
-                unix.close();
-                return null;
+                throw new Declined("the listener is gone");
+            } catch (Declined declined) {
+                throw declined;
             } catch (IOException busy) {
                 // a full queue or a passing error: the listener may well be alive, so leave its socket
-                unix.close();
-                return null;
+                throw new Declined("the listener's socket is busy: " + busy.getMessage());
             }
             ShmSpares.Spare spare = spares.take(SoviaConfig.shmRingCapacity());
             file = spare.file();
             ShmSegment segment = spare.segment();
             UNCLAIMED.put(file, socket);
             if (!new ShmHello(local, file.getFileName().toString()).writeTo(unix)) {
-                throw new IOException("the listener's socket would not take the hello");
+                throw new Declined("the listener's socket would not take the hello");
             }
-            RingLink link = link(segment.serverToClient(), segment.clientToServer(), unix);
-            Session session = new Session(link, SoviaConfig.session(), System::nanoTime);
-            session.connect();
-            return new ShmConnect(local, unix, link, session, file, socket);
+            return new ShmOffer(unix, link(segment.serverToClient(), segment.clientToServer(), unix), file, socket);
         } catch (IOException | RuntimeException e) {
-            SoviaLog.warn("shared memory unavailable for a connect to " + remote + ", using TCP", e);
             closeQuietly(unix);
             if (file != null) {
                 deleteQuietly(file);
             }
-            return null;
+            throw e;
         }
     }
 
@@ -167,27 +158,26 @@ public final class ShmTransport implements Transport {
     }
 
     /** A connect between its hello and the end of its TCP setup. */
-    private static final class ShmConnect implements PendingConnect {
-        private final InetSocketAddress local;
+    private static final class ShmOffer implements Offer {
         private final SocketChannel unix;
         private final RingLink link;
-        private final Session session;
         private final java.nio.file.Path file;
         private final java.nio.file.Path listenerSocket;
 
-        ShmConnect(InetSocketAddress local, SocketChannel unix, RingLink link, Session session, java.nio.file.Path file,
-                   java.nio.file.Path listenerSocket) {
-            this.local = local;
+        ShmOffer(SocketChannel unix, RingLink link, java.nio.file.Path file, java.nio.file.Path listenerSocket) {
             this.unix = unix;
             this.link = link;
-            this.session = session;
             this.file = file;
             this.listenerSocket = listenerSocket;
         }
 
         @Override
-        public SessionBackend complete(InetSocketAddress remote, AutoCloseable setup,
-                                       Map<SocketOption<?>, Object> options, boolean interruptible) throws IOException {
+        public Link link() {
+            return link;
+        }
+
+        @Override
+        public AutoCloseable established() throws IOException {
             ShmDoorbells doorbells = ShmDoorbells.get();
             // a killed server cannot remove its listener's socket, nor a segment it never claimed; the
             // client that saw it die does
@@ -197,12 +187,10 @@ public final class ShmTransport implements Transport {
                     deleteQuietly(listenerSocket);
                 }
             });
-            AutoCloseable both = () -> {
+            return () -> {
                 doorbells.close(unix);
                 deleteQuietly(file);
-                setup.close();
             };
-            return new SessionBackend(session, Path.SHM, local, remote, both, options, interruptible);
         }
 
         @Override

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.sovia.spi.route.Path;
+import io.sovia.spi.transport.PathKind;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
@@ -35,7 +35,7 @@ class FlowControlIT extends SoviaTestBase {
      */
     @TransportTest
     void smallReadUnblocksWriterWithoutFurtherCall(Transport transport) throws Exception {
-        assumeTrue(transport.path() != Path.TCP && !Boolean.getBoolean("sovia.it.plain"), "engine paths only");
+        assumeTrue(transport.path() != PathKind.TCP && !Boolean.getBoolean("sovia.it.plain"), "engine paths only");
         int read = 400 * 1024;
         int total = Integer.getInteger("sovia.rcvbuf", MIB) + Integer.getInteger("sovia.sndbuf", 128 * 1024) + read / 2;
         writeEndsAfterOneRead(transport, total, read);
@@ -71,7 +71,7 @@ class FlowControlIT extends SoviaTestBase {
      * connection.
      */
     private static int bytesBeyondBuffers(Transport transport) {
-        if (Boolean.getBoolean("sovia.it.plain") || transport.path() == Path.TCP) {
+        if (Boolean.getBoolean("sovia.it.plain") || transport.path() == PathKind.TCP) {
             return 8 * MIB;
         }
         return Integer.getInteger("sovia.rcvbuf", MIB) + Integer.getInteger("sovia.sndbuf", 128 * 1024) + MIB;

@@ -1,6 +1,6 @@
 package io.sovia.agent.it;
 
-import io.sovia.spi.route.Path;
+import io.sovia.spi.transport.PathKind;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -11,6 +11,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * The shm path between two JVMs. Servers listen in this JVM, opened by an in-JVM transport, but clients reach each
@@ -48,7 +49,7 @@ public final class RelayedTransport implements Transport {
     }
 
     @Override
-    public Path path() {
+    public PathKind path() {
         return servers.path();
     }
 
@@ -63,6 +64,12 @@ public final class RelayedTransport implements Transport {
             Io.closeAll(e, server);
             throw e;
         }
+    }
+
+    /** The relay listens on the IPv4 loopback only, so its clients reach no other listener address. */
+    @Override
+    public ServerSocketChannel openServerChannel(InetSocketAddress at) {
+        return Assumptions.abort("the relay's clients connect to its IPv4 loopback listener only");
     }
 
     @Override

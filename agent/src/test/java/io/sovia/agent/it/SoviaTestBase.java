@@ -3,7 +3,7 @@ package io.sovia.agent.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.sovia.spi.route.Path;
+import io.sovia.spi.transport.PathKind;
 import io.sovia.spi.stats.SoviaStats;
 
 import java.io.IOException;
@@ -58,7 +58,7 @@ public abstract class SoviaTestBase {
     /** Connections Sovia counted on any path. */
     private static long carried() {
         long total = 0;
-        for (Path path : Path.values()) {
+        for (PathKind path : PathKind.values()) {
             total += SoviaStats.connections(path);
         }
         return total;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sovia.spi.engine.EngineCounters;
-import io.sovia.spi.route.Path;
+import io.sovia.spi.transport.PathKind;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
@@ -158,7 +158,7 @@ class SpinWakeupIT extends SoviaTestBase {
 
     /** Whether Sovia's engine carries the transport's connections, so waits on them spin first. */
     private static boolean spins(Transport transport) {
-        return !Boolean.getBoolean("sovia.it.plain") && transport.path() != Path.TCP;
+        return !Boolean.getBoolean("sovia.it.plain") && transport.path() != PathKind.TCP;
     }
 
     /**

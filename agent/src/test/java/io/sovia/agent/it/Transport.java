@@ -1,6 +1,6 @@
 package io.sovia.agent.it;
 
-import io.sovia.spi.route.Path;
+import io.sovia.spi.transport.PathKind;
 import io.sovia.spi.stats.SoviaStats;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -19,8 +19,8 @@ public interface Transport {
     String name();
 
     /** The path Sovia must carry this transport's connections on; by default the one the transport is named after. */
-    default Path path() {
-        return Path.valueOf(name().toUpperCase(Locale.ROOT));
+    default PathKind path() {
+        return PathKind.valueOf(name().toUpperCase(Locale.ROOT));
     }
 
     /**
@@ -45,6 +45,12 @@ public interface Transport {
 
     /** A new bound, blocking server channel; clients connect to its {@link #connectAddress(ServerSocketChannel)}. */
     ServerSocketChannel openServerChannel() throws IOException;
+
+    /**
+     * A new blocking server channel bound to {@code at} (a wildcard or IPv6 address, port 0); transports whose
+     * clients cannot reach such a listener abort the test.
+     */
+    ServerSocketChannel openServerChannel(InetSocketAddress at) throws IOException;
 
     /** A new bound java.net server socket; clients connect to its {@link #connectAddress(ServerSocket)}. */
     ServerSocket openServerSocket() throws IOException;
@@ -101,10 +107,15 @@ public interface Transport {
 
         @Override
         public ServerSocketChannel openServerChannel() throws IOException {
+            return openServerChannel(bindAddress);
+        }
+
+        @Override
+        public ServerSocketChannel openServerChannel(InetSocketAddress at) throws IOException {
             selectPath();
             ServerSocketChannel server = ServerSocketChannel.open();
             try {
-                return server.bind(bindAddress);
+                return server.bind(at);
             } catch (IOException | RuntimeException e) {
                 server.close();
                 throw e;

@@ -4,7 +4,7 @@ import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.engine.Session;
 import io.sovia.spi.engine.SessionService;
 import io.sovia.spi.engine.SpinThenSleep;
-import io.sovia.spi.route.Path;
+import io.sovia.spi.transport.PathKind;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -36,7 +36,7 @@ import java.util.function.BooleanSupplier;
  */
 public final class SessionBackend implements SocketBackend {
     private final Session session;
-    private final Path path;
+    private final PathKind path;
     private final InetSocketAddress local;
     private final InetSocketAddress remote;
     private final AutoCloseable setup;
@@ -57,7 +57,7 @@ public final class SessionBackend implements SocketBackend {
      * @param options      option values in force when the connection was made, kept and read back
      * @param interruptible whether blocking calls end when the thread is interrupted
      */
-    public SessionBackend(Session session, Path path, InetSocketAddress local, InetSocketAddress remote,
+    public SessionBackend(Session session, PathKind path, InetSocketAddress local, InetSocketAddress remote,
                           AutoCloseable setup, Map<SocketOption<?>, Object> options, boolean interruptible) {
         this.session = session;
         this.path = path;
@@ -91,7 +91,7 @@ public final class SessionBackend implements SocketBackend {
     }
 
     @Override
-    public Path path() {
+    public PathKind path() {
         return path;
     }
 

@@ -1,6 +1,6 @@
 package io.sovia.spi.backend;
 
-import io.sovia.spi.route.Path;
+import io.sovia.spi.transport.PathKind;
 
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -23,7 +23,7 @@ import java.util.Set;
  */
 public interface SocketBackend {
     /** The path this backend carries bytes on, for stats. */
-    Path path();
+    PathKind path();
 
     /**
      * The JDK channel a selector registers to learn about readiness, or null when readiness is known

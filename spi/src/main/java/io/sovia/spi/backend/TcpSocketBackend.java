@@ -1,6 +1,6 @@
 package io.sovia.spi.backend;
 
-import io.sovia.spi.route.Path;
+import io.sovia.spi.transport.PathKind;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,6 +10,7 @@ import java.net.SocketOption;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SocketChannel;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -18,7 +19,7 @@ import java.util.Set;
  * <p>Timed operations go through the JDK channel's own socket adaptor, which implements
  * {@code SO_TIMEOUT} and connect timeouts exactly as the JDK does for {@code channel.socket()}.
  */
-public final class TcpSocketBackend implements SocketBackend {
+public final class TcpSocketBackend implements SocketBackend, SetupSocket {
     private final SocketChannel channel;
     /** Lazily taken from the JDK adaptor; guarded by the app's single-reader rule. */
     private InputStream in;
@@ -29,8 +30,8 @@ public final class TcpSocketBackend implements SocketBackend {
     }
 
     @Override
-    public Path path() {
-        return Path.TCP;
+    public PathKind path() {
+        return PathKind.TCP;
     }
 
     @Override
@@ -169,5 +170,10 @@ public final class TcpSocketBackend implements SocketBackend {
     @Override
     public void close() throws IOException {
         channel.close();
+    }
+
+    @Override
+    public Map<SocketOption<?>, Object> options() throws IOException {
+        return SessionBackend.optionsOf(this);
     }
 }

@@ -1,7 +1,8 @@
 package io.sovia.spi.jvm;
 
 import io.sovia.spi.link.JvmLinks;
-import io.sovia.spi.route.LocalAddresses;
+import io.sovia.spi.transport.LocalAddresses;
+import io.sovia.spi.transport.PendingOffers;
 
 import java.net.InetSocketAddress;
 import java.util.Map;
@@ -9,7 +10,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Where same-JVM connections meet (DESIGN section 1, the jvm path).
+ * Where same-JVM connections meet (the jvm path).
  *
  * <p>Every Sovia listener in this JVM records its bound address here. A client connecting to one creates
  * the link pair, parks it here under its own bound address, then connects over loopback TCP as usual;
@@ -17,15 +18,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * address and claims it. The kernel thus keeps TCP's accept-queue semantics (connect may complete before
  * accept, backlog, wake-ups of blocked accepts) while the data never touches it.
  */
-public final class JvmRendezvous {
+final class JvmRendezvous {
     private static final Map<Integer, Set<InetSocketAddress>> LISTENERS = new ConcurrentHashMap<>();
-    private static final Map<InetSocketAddress, JvmLinks> PENDING = new ConcurrentHashMap<>();
+    private static final PendingOffers<JvmLinks> PENDING = new PendingOffers<>();
 
     private JvmRendezvous() {
     }
 
     /** A Sovia listener is bound at {@code bound}. */
-    public static void listening(InetSocketAddress bound) {
+    static void listening(InetSocketAddress bound) {
         LISTENERS.computeIfAbsent(bound.getPort(), p -> ConcurrentHashMap.newKeySet()).add(bound);
     }
 
@@ -33,12 +34,12 @@ public final class JvmRendezvous {
      * The listener at {@code bound} closed: connections parked for it but never accepted are reset, as
      * the kernel resets connections left in a closed listener's queue.
      */
-    public static void closed(InetSocketAddress bound) {
+    static void closed(InetSocketAddress bound) {
         Set<InetSocketAddress> addresses = LISTENERS.get(bound.getPort());
         if (addresses != null) {
             addresses.remove(bound);
         }
-        PENDING.values().removeIf(links -> {
+        PENDING.removeIf((client, links) -> {
             if (links.serverAddress().getPort() == bound.getPort() && !hasListener(links.serverAddress())) {
                 links.server().close();
                 return true;
@@ -48,7 +49,7 @@ public final class JvmRendezvous {
     }
 
     /** Whether a Sovia listener in this JVM would accept a connect to {@code remote}. */
-    public static boolean hasListener(InetSocketAddress remote) {
+    static boolean hasListener(InetSocketAddress remote) {
         if (remote.isUnresolved()) {
             return false;
         }
@@ -66,17 +67,17 @@ public final class JvmRendezvous {
     }
 
     /** Parks {@code links} for the connection from {@code client} (the client's bound address). */
-    public static void offer(InetSocketAddress client, JvmLinks links) {
+    static void offer(InetSocketAddress client, JvmLinks links) {
         PENDING.put(client, links);
     }
 
     /** Takes back an offer nobody claimed; false if an accept claimed it first. */
-    public static boolean withdraw(InetSocketAddress client, JvmLinks links) {
-        return PENDING.remove(client, links);
+    static boolean withdraw(InetSocketAddress client, JvmLinks links) {
+        return PENDING.withdraw(client, links);
     }
 
     /** An accept got a TCP connection from {@code remote}: the links parked for it, or null. */
-    public static JvmLinks claim(InetSocketAddress remote) {
-        return remote == null ? null : PENDING.remove(remote);
+    static JvmLinks claim(InetSocketAddress remote) {
+        return PENDING.claim(remote);
     }
 }

@@ -1,20 +1,21 @@
 package io.sovia.spi.jvm;
 
-import io.sovia.spi.backend.SessionBackend;
+import io.sovia.spi.config.SoviaConfig;
+import io.sovia.spi.engine.Link;
 import io.sovia.spi.link.JvmLinks;
-import io.sovia.spi.route.Path;
-import io.sovia.spi.route.Transport;
+import io.sovia.spi.transport.PathKind;
+import io.sovia.spi.transport.Transport;
 
 import java.net.InetSocketAddress;
-import java.net.SocketOption;
-import java.util.Map;
-import java.util.concurrent.Callable;
 
-/** The jvm path: both ends in this JVM, the engine over rings in memory. */
+/** The jvm path: both ends in this JVM, a link of two rings in memory ({@link JvmRendezvous}). */
 public final class JvmTransport implements Transport {
+    /** Nothing but the link lives as long as a same-JVM connection. */
+    private static final AutoCloseable NOTHING = () -> { };
+
     @Override
-    public Path path() {
-        return Path.JVM;
+    public PathKind path() {
+        return PathKind.JVM;
     }
 
     @Override
@@ -22,9 +23,28 @@ public final class JvmTransport implements Transport {
         return JvmRendezvous.hasListener(remote);
     }
 
+    /** Creates the link pair and parks it for the accept; the client's SYN waits in its ring. */
     @Override
-    public PendingConnect offer(InetSocketAddress local, InetSocketAddress remote) {
-        return JvmConnect.offer(local, remote);
+    public Offer offer(InetSocketAddress local, InetSocketAddress remote) {
+        JvmLinks links = JvmLinks.pair(SoviaConfig.jvmRingCapacity(), remote);
+        JvmRendezvous.offer(local, links);
+        return new Offer() {
+            @Override
+            public Link link() {
+                return links.client();
+            }
+
+            @Override
+            public AutoCloseable established() {
+                return NOTHING;
+            }
+
+            @Override
+            public void cancel() {
+                JvmRendezvous.withdraw(local, links);
+                links.client().close();
+            }
+        };
     }
 
     @Override
@@ -32,11 +52,9 @@ public final class JvmTransport implements Transport {
         JvmRendezvous.listening(bound);
         return new TransportListener() {
             @Override
-            public SessionBackend claim(InetSocketAddress remote, InetSocketAddress local,
-                                        Callable<Map<SocketOption<?>, Object>> options, boolean interruptible)
-                    throws Exception {
+            public Claimed claim(InetSocketAddress remote) {
                 JvmLinks links = JvmRendezvous.claim(remote);
-                return links == null ? null : JvmConnect.accept(links, local, remote, options.call(), interruptible);
+                return links == null ? null : new Claimed(links.server(), NOTHING);
             }
 
             @Override

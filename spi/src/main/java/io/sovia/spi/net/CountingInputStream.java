@@ -1,6 +1,6 @@
 package io.sovia.spi.net;
 
-import io.sovia.spi.route.Path;
+import io.sovia.spi.transport.PathKind;
 import io.sovia.spi.stats.SoviaStats;
 
 import java.io.FilterInputStream;
@@ -9,9 +9,9 @@ import java.io.InputStream;
 
 /** Counts bytes read from a java.net socket into the per-path stats. */
 final class CountingInputStream extends FilterInputStream {
-    private final Path path;
+    private final PathKind path;
 
-    CountingInputStream(InputStream in, Path path) {
+    CountingInputStream(InputStream in, PathKind path) {
         super(in);
         this.path = path;
     }

@@ -1,6 +1,6 @@
 package io.sovia.spi.net;
 
-import io.sovia.spi.route.Path;
+import io.sovia.spi.transport.PathKind;
 import io.sovia.spi.stats.SoviaStats;
 
 import java.io.FilterOutputStream;
@@ -9,9 +9,9 @@ import java.io.OutputStream;
 
 /** Counts bytes written to a java.net socket into the per-path stats, without FilterOutputStream's byte loop. */
 final class CountingOutputStream extends FilterOutputStream {
-    private final Path path;
+    private final PathKind path;
 
-    CountingOutputStream(OutputStream out, Path path) {
+    CountingOutputStream(OutputStream out, PathKind path) {
         super(out);
         this.path = path;
     }

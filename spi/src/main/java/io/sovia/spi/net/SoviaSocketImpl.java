@@ -1,12 +1,11 @@
 package io.sovia.spi.net;
 
 import io.sovia.spi.backend.SessionBackend;
-import io.sovia.spi.route.Path;
-import io.sovia.spi.route.Route;
-import io.sovia.spi.route.Router;
-import io.sovia.spi.route.Transport;
-import io.sovia.spi.route.Transports;
+import io.sovia.spi.backend.SetupSocket;
+import io.sovia.spi.route.Listeners;
+import io.sovia.spi.route.Upgrade;
 import io.sovia.spi.stats.SoviaStats;
+import io.sovia.spi.transport.PathKind;
 import sun.net.PlatformSocketImpl;
 
 import java.io.IOException;
@@ -20,7 +19,7 @@ import java.net.SocketImpl;
 import java.net.SocketOption;
 import java.net.SocketOptions;
 import java.net.StandardSocketOptions;
-import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -41,7 +40,7 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
     private volatile SessionBackend session;
     private volatile int timeout;
     /** A listener's side of each accelerated transport; set once by listen. */
-    private volatile List<Transport.TransportListener> listeners = List.of();
+    private volatile Listeners listeners = Listeners.NONE;
 
     SoviaSocketImpl(boolean server) {
         this.delegate = NioImpl.newImpl(server);
@@ -65,35 +64,47 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
 
     @Override
     protected void connect(SocketAddress remote, int timeout) throws IOException {
-        Route route = Router.route(remote);
-        Transport.PendingConnect upgrade = null;
-        if (route.transport() != null) {
-            if (localport <= 0) {
-                NioImpl.bind(delegate, Router.sourceFor((InetSocketAddress) remote), 0);
-                syncFields();
-            }
-            upgrade = Router.offer(route, localAddress(), (InetSocketAddress) remote);
-            if (upgrade == null) {
-                route = Route.tcp(route.path().key() + "-unavailable");
-            }
-        }
+        Upgrade upgrade = Upgrade.begin(remote, setupSocket());
         try {
             NioImpl.connect(delegate, remote, timeout);
         } catch (IOException | RuntimeException e) {
-            if (upgrade != null) {
-                upgrade.cancel();
-            }
+            upgrade.cancel();
             throw e;
         }
         syncFields();
-        if (upgrade != null) {
-            session = upgrade.complete(new InetSocketAddress(address, port), () -> NioImpl.close(delegate),
-                    NioImpl.options(delegate), false);
-        }
-        SoviaStats.connection(route.path());
-        if (route.reason() != null) {
-            SoviaStats.fallback(route.reason());
-        }
+        session = upgrade.complete(false);
+    }
+
+    /** This impl's TCP socket, for the connection upgrade. */
+    private SetupSocket setupSocket() {
+        return new SetupSocket() {
+            @Override
+            public SocketAddress localAddress() throws IOException {
+                return NioImpl.localPort(delegate) <= 0 ? null : SoviaSocketImpl.this.localAddress();
+            }
+
+            @Override
+            public void bind(SocketAddress local) throws IOException {
+                InetSocketAddress a = (InetSocketAddress) local;
+                NioImpl.bind(delegate, a.getAddress(), a.getPort());
+                syncFields();
+            }
+
+            @Override
+            public SocketAddress remoteAddress() {
+                return new InetSocketAddress(address, port);
+            }
+
+            @Override
+            public Map<SocketOption<?>, Object> options() {
+                return NioImpl.options(delegate);
+            }
+
+            @Override
+            public void close() throws IOException {
+                NioImpl.close(delegate);
+            }
+        };
     }
 
     private InetSocketAddress localAddress() throws SocketException {
@@ -110,7 +121,7 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
     protected void listen(int backlog) throws IOException {
         NioImpl.listen(delegate, backlog);
         if (SoviaSocketImplFactory.isPlatformHooked()) {
-            listeners = Transports.listen(localAddress());
+            listeners = Listeners.open(localAddress());
         }
     }
 
@@ -126,7 +137,7 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
                 orphan.setOption(StandardSocketOptions.SO_LINGER, 0);
                 orphan.close();
             }
-            SoviaStats.connection(Path.TCP);
+            SoviaStats.connection(PathKind.TCP);
             return;
         }
         SoviaSocketImpl accepted = (SoviaSocketImpl) target;
@@ -138,12 +149,12 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
             accepted.session = session;
             NioImpl.close(accepted.delegate);
         }
-        SoviaStats.connection(session == null ? Path.TCP : session.path());
+        SoviaStats.connection(session == null ? PathKind.TCP : session.path());
     }
 
     /** Whether a client offered the connection just accepted into {@code impl} on an accelerated path. */
     private SessionBackend claim(InetSocketAddress remote, InetSocketAddress local, SocketImpl impl) throws IOException {
-        return Transports.claim(listeners, remote, local, () -> NioImpl.options(impl), false);
+        return listeners.claim(remote, local, () -> NioImpl.options(impl), false);
     }
 
     /** SocketImpl's protected fields are read by Socket and by subclasses; keep them as the delegate's. */
@@ -160,7 +171,7 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
         if (s != null) {
             return new CountingInputStream(SessionStreams.input(s, () -> timeout), s.path());
         }
-        return new CountingInputStream(NioImpl.inputStream(delegate), Path.TCP);
+        return new CountingInputStream(NioImpl.inputStream(delegate), PathKind.TCP);
     }
 
     @Override
@@ -169,7 +180,7 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
         if (s != null) {
             return new CountingOutputStream(SessionStreams.output(s), s.path());
         }
-        return new CountingOutputStream(NioImpl.outputStream(delegate), Path.TCP);
+        return new CountingOutputStream(NioImpl.outputStream(delegate), PathKind.TCP);
     }
 
     @Override
@@ -186,10 +197,8 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
         } else {
             NioImpl.close(delegate);
         }
-        for (Transport.TransportListener listener : listeners) {
-            listener.close();
-        }
-        listeners = List.of();
+        listeners.close();
+        listeners = Listeners.NONE;
     }
 
     @Override

@@ -3,8 +3,7 @@ package io.sovia.spi.nio;
 import io.sovia.spi.backend.ServerBackend;
 import io.sovia.spi.backend.SocketBackend;
 import io.sovia.spi.backend.SessionBackend;
-import io.sovia.spi.route.Transport;
-import io.sovia.spi.route.Transports;
+import io.sovia.spi.route.Listeners;
 import io.sovia.spi.stats.SoviaStats;
 
 import java.io.IOException;
@@ -20,7 +19,6 @@ import java.nio.channels.SelectableChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.spi.SelectorProvider;
-import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 
@@ -33,7 +31,7 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
     private final ChannelKeys keys = new ChannelKeys();
     private volatile ServerSocketAdaptor socket;
     /** This listener's side of each accelerated transport; set once by bind. */
-    private volatile List<Transport.TransportListener> listeners = List.of();
+    private volatile Listeners listeners = Listeners.NONE;
 
     SoviaServerSocketChannel(SelectorProvider provider, ServerBackend backend) {
         super(provider);
@@ -54,7 +52,7 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
     public ServerSocketChannel bind(SocketAddress local, int backlog) throws IOException {
         ensureOpen();
         backend.bind(local, backlog);
-        listeners = Transports.listen((InetSocketAddress) backend.localAddress());
+        listeners = Listeners.open((InetSocketAddress) backend.localAddress());
         return this;
     }
 
@@ -139,7 +137,7 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
 
     /** Whether a client offered this connection on an accelerated path: then it moves there. */
     private SocketBackend claim(SocketBackend tcp) throws IOException {
-        SessionBackend session = Transports.claim(listeners, (InetSocketAddress) tcp.remoteAddress(),
+        SessionBackend session = listeners.claim((InetSocketAddress) tcp.remoteAddress(),
                 (InetSocketAddress) tcp.localAddress(), () -> SessionBackend.optionsOf(tcp), true);
         if (session == null) {
             return tcp;
@@ -188,9 +186,7 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
     @Override
     protected void implCloseSelectableChannel() throws IOException {
         backend.close();
-        for (Transport.TransportListener listener : listeners) {
-            listener.close();
-        }
+        listeners.close();
     }
 
     @Override

@@ -1,12 +1,11 @@
 package io.sovia.spi.nio;
 
 import io.sovia.spi.backend.SessionBackend;
+import io.sovia.spi.backend.SetupSocket;
 import io.sovia.spi.backend.SocketBackend;
-import io.sovia.spi.route.Transport;
-import io.sovia.spi.route.Path;
-import io.sovia.spi.route.Route;
-import io.sovia.spi.route.Router;
+import io.sovia.spi.route.Upgrade;
 import io.sovia.spi.stats.SoviaStats;
+import io.sovia.spi.transport.PathKind;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -40,10 +39,8 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
     /** Replaced only while not connected; volatile so a selector thread sees the current one. */
     private volatile SocketBackend backend;
     private final ChannelKeys keys = new ChannelKeys();
-    /** The route of a pending non-blocking connect, counted when it completes; guarded by {@code this}. */
-    private Route pendingRoute;
-    /** An accelerated connect waiting for its TCP setup to complete; guarded by {@code this}. */
-    private Transport.PendingConnect upgrade;
+    /** A connect waiting for its TCP setup to complete; guarded by {@code this}. */
+    private Upgrade upgrade;
     private volatile boolean inputShutdown;
     private volatile boolean outputShutdown;
     /** Caches for the adaptor, see {@link #localAddressOrNull()}. */
@@ -68,7 +65,7 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
     }
 
     /** The path this channel's bytes take. */
-    public Path path() {
+    public PathKind path() {
         return backend.path();
     }
 
@@ -148,30 +145,8 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
     @Override
     public boolean connect(SocketAddress remote) throws IOException {
         ensureOpen();
-        Route route = beginConnect(remote);
-        return endConnect(route, connectStep(() -> backend.connect(remote) ? 1 : 0));
-    }
-
-    /**
-     * For an accelerated path: bind the TCP setup socket (the accept finds the offer by its address),
-     * then offer the connection on the path. A path that turns out unusable means TCP.
-     */
-    private Route prepareUpgrade(Route route, SocketAddress remote) throws IOException {
-        if (route.transport() == null) {
-            return route;
-        }
-        InetSocketAddress to = (InetSocketAddress) remote;
-        if (backend.localAddress() == null) {
-            backend.bind(new InetSocketAddress(Router.sourceFor(to), 0));
-        }
-        Transport.PendingConnect offer = Router.offer(route, (InetSocketAddress) backend.localAddress(), to);
-        if (offer == null) {
-            return Route.tcp(route.path().key() + "-unavailable");
-        }
-        synchronized (this) {
-            upgrade = offer;
-        }
-        return route;
+        beginConnect(remote);
+        return endConnect(connectStep(() -> backend.connect(remote) ? 1 : 0));
     }
 
     /** A blocking connect within {@code timeoutMillis} (0 = no limit), for the socket adaptor. */
@@ -180,15 +155,16 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
             throw new IllegalBlockingModeException();
         }
         ensureOpen();
-        Route route = beginConnect(remote);
+        beginConnect(remote);
         connectStep(() -> {
             backend.connect(remote, timeoutMillis);
             return 1;
         });
-        endConnect(route, true);
+        endConnect(true);
     }
 
-    private Route beginConnect(SocketAddress remote) throws IOException {
+    /** Routes the connect, and on an accelerated path offers it before the TCP setup starts. */
+    private void beginConnect(SocketAddress remote) throws IOException {
         Objects.requireNonNull(remote);
         if (backend.isConnected()) {
             throw new AlreadyConnectedException();
@@ -196,38 +172,31 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
         if (backend.isConnectionPending()) {
             throw new ConnectionPendingException();
         }
-        return prepareUpgrade(Router.route(remote), remote);
-    }
-
-    private synchronized boolean endConnect(Route route, boolean connected) throws IOException {
-        if (connected) {
-            completeUpgrade();
-            countConnection(route);
-        } else {
-            pendingRoute = route;
+        Upgrade u = Upgrade.begin(remote, (SetupSocket) backend);
+        synchronized (this) {
+            upgrade = u;
         }
-        return connected;
     }
 
     /** The TCP setup is connected: move onto the session, and tell selectors the poll source changed. */
-    private void completeUpgrade() throws IOException {
-        if (upgrade == null) {
-            return;
+    private synchronized boolean endConnect(boolean connected) throws IOException {
+        if (connected && upgrade != null) {
+            Upgrade u = upgrade;
+            upgrade = null;
+            SessionBackend session;
+            try {
+                session = u.complete(true);
+            } catch (IOException e) {
+                closeQuietly();
+                throw e;
+            }
+            if (session != null) {
+                session.configureBlocking(isBlocking());
+                backend = session;
+                keys.backendChanged();
+            }
         }
-        SocketBackend tcp = backend;
-        SocketBackend session = upgrade.complete((InetSocketAddress) tcp.remoteAddress(), tcp::close,
-                SessionBackend.optionsOf(tcp), true);
-        upgrade = null;
-        session.configureBlocking(isBlocking());
-        backend = session;
-        keys.backendChanged();
-    }
-
-    private void countConnection(Route route) {
-        SoviaStats.connection(route.path());
-        if (route.reason() != null) {
-            SoviaStats.fallback(route.reason());
-        }
+        return connected;
     }
 
     @Override
@@ -239,7 +208,7 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
         if (!backend.isConnectionPending()) {
             throw new NoConnectionPendingException();
         }
-        return finished(connectStep(() -> backend.finishConnect() ? 1 : 0));
+        return endConnect(connectStep(() -> backend.finishConnect() ? 1 : 0));
     }
 
     /**
@@ -259,15 +228,6 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
             closeQuietly();
             throw e;
         }
-    }
-
-    private synchronized boolean finished(boolean connected) throws IOException {
-        if (connected && pendingRoute != null) {
-            completeUpgrade();
-            countConnection(pendingRoute);
-            pendingRoute = null;
-        }
-        return connected;
     }
 
     @Override

@@ -1,16 +1,14 @@
 package io.sovia.spi.route;
 
 import io.sovia.spi.config.SoviaConfig;
-import io.sovia.spi.config.SoviaLog;
+import io.sovia.spi.transport.Transport;
 
-import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 
 /**
- * Picks the path for each outgoing connection (DESIGN section 1): the fastest transport that reaches
- * the destination and that {@code sovia.paths} allows, otherwise the JDK's TCP with the reason.
+ * Picks the path for each outgoing connection: the fastest transport that reaches the destination and
+ * that {@code sovia.paths} allows, otherwise the JDK's TCP with the reason.
  */
 public final class Router {
     /** Fallback reason when no accelerated path reaches a destination. */
@@ -40,27 +38,5 @@ public final class Router {
             }
         }
         return disabled ? TCP_DISABLED : TCP_NO_TRANSPORT;
-    }
-
-    /**
-     * Offers a connect from {@code local} to {@code remote} on the route's path: the pending connect, or
-     * null when that path cannot take it now (the caller then uses TCP). A failing transport, such as
-     * one given an invalid {@code sovia.*} value, is logged once and costs that connect its speed, never
-     * the connect itself.
-     */
-    public static Transport.PendingConnect offer(Route route, InetSocketAddress local, InetSocketAddress remote) {
-        try {
-            return route.transport().offer(local, remote);
-        } catch (IOException | RuntimeException e) {
-            SoviaLog.warnOnce(route.path().key() + e.getClass().getName() + e.getMessage(),
-                    "the " + route.path().key() + " path failed; connects it cannot take use TCP", e);
-            return null;
-        }
-    }
-
-    /** The address a client socket binds to before its TCP setup to {@code remote} on this host. */
-    public static InetAddress sourceFor(InetSocketAddress remote) {
-        InetAddress a = remote.getAddress();
-        return a.isAnyLocalAddress() ? InetAddress.getLoopbackAddress() : a;
     }
 }

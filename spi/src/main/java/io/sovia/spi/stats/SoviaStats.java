@@ -1,7 +1,7 @@
 package io.sovia.spi.stats;
 
 import io.sovia.spi.config.SoviaLog;
-import io.sovia.spi.route.Path;
+import io.sovia.spi.transport.PathKind;
 
 import java.util.Map;
 import java.util.TreeMap;
@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Counters are {@link LongAdder}s so the data path pays an uncontended add, never a lock.
  */
 public final class SoviaStats {
-    private static final Path[] PATHS = Path.values();
+    private static final PathKind[] PATHS = PathKind.values();
     private static final LongAdder[] CONNECTIONS = adders();
     private static final LongAdder[] BYTES_SENT = adders();
     private static final LongAdder[] BYTES_RECEIVED = adders();
@@ -32,7 +32,7 @@ public final class SoviaStats {
     }
 
     /** A connection was established by connect() or accept() on {@code path}. */
-    public static void connection(Path path) {
+    public static void connection(PathKind path) {
         CONNECTIONS[path.ordinal()].increment();
     }
 
@@ -43,21 +43,21 @@ public final class SoviaStats {
     }
 
     /** {@code n} bytes left this process on {@code path}. */
-    public static void sent(Path path, long n) {
+    public static void sent(PathKind path, long n) {
         if (n > 0) {
             BYTES_SENT[path.ordinal()].add(n);
         }
     }
 
     /** {@code n} bytes arrived on {@code path}. */
-    public static void received(Path path, long n) {
+    public static void received(PathKind path, long n) {
         if (n > 0) {
             BYTES_RECEIVED[path.ordinal()].add(n);
         }
     }
 
     /** Connections made so far on {@code path}. */
-    public static long connections(Path path) {
+    public static long connections(PathKind path) {
         return CONNECTIONS[path.ordinal()].sum();
     }
 
@@ -80,7 +80,7 @@ public final class SoviaStats {
 
     private static StringBuilder perPath(StringBuilder sb, String name, LongAdder[] values) {
         sb.append('"').append(name).append("\": {");
-        for (Path p : PATHS) {
+        for (PathKind p : PATHS) {
             sb.append(p.ordinal() == 0 ? "" : ", ").append('"').append(p.key()).append("\": ").append(values[p.ordinal()].sum());
         }
         return sb.append('}');

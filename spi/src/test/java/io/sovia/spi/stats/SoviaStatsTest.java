@@ -1,6 +1,6 @@
 package io.sovia.spi.stats;
 
-import io.sovia.spi.route.Path;
+import io.sovia.spi.transport.PathKind;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,11 +24,11 @@ class SoviaStatsTest {
     void countsAppearInTheJsonPerPathAndReason() {
         String before = SoviaStats.toJson();
         long tcp = field(before, "connections", "tcp");
-        SoviaStats.connection(Path.TCP);
-        SoviaStats.connection(Path.TCP);
+        SoviaStats.connection(PathKind.TCP);
+        SoviaStats.connection(PathKind.TCP);
         SoviaStats.fallback("weird \"reason\"");
-        SoviaStats.sent(Path.TCP, 100);
-        SoviaStats.received(Path.TCP, -1);
+        SoviaStats.sent(PathKind.TCP, 100);
+        SoviaStats.received(PathKind.TCP, -1);
         String after = SoviaStats.toJson();
 
         assertEquals(tcp + 2, field(after, "connections", "tcp"));

@@ -1,4 +1,4 @@
-package io.sovia.spi.route;
+package io.sovia.spi.transport;
 
 import java.net.InetAddress;
 import java.net.NetworkInterface;

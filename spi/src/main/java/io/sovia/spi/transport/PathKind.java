@@ -1,9 +1,9 @@
-package io.sovia.spi.route;
+package io.sovia.spi.transport;
 
 import java.util.Locale;
 
 /** The ways a connection can be carried, fastest first. */
-public enum Path {
+public enum PathKind {
     /** Both ends in this JVM: memory hand-off. */
     JVM,
     /** Both ends on this host under the agent: shared-memory rings. */

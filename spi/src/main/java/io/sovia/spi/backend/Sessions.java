@@ -1,0 +1,53 @@
+package io.sovia.spi.backend;
+
+import io.sovia.spi.config.SoviaConfig;
+import io.sovia.spi.engine.Link;
+import io.sovia.spi.engine.Session;
+import io.sovia.spi.transport.PathKind;
+
+import java.net.InetSocketAddress;
+import java.net.SocketOption;
+import java.util.Map;
+
+/**
+ * The one place where the engine is built above a transport's {@link Link}, whatever the transport:
+ * the client's and the server's {@link Session} and the {@link SessionBackend} a socket runs on.
+ */
+public final class Sessions {
+    private Sessions() {
+    }
+
+    /**
+     * The client's session on an offered link: its SYN, and early data after it, go into the link at
+     * once, to be taken when the server claims the link.
+     *
+     * @throws IllegalArgumentException when the {@code sovia.*} engine settings are invalid
+     */
+    public static Session client(Link link) {
+        Session session = new Session(link, SoviaConfig.session(), System::nanoTime);
+        session.connect();
+        return session;
+    }
+
+    /** The server's session on a claimed link: answers the client's SYN, which is already there. */
+    public static Session server(Link link) {
+        Session session = new Session(link, SoviaConfig.session(), System::nanoTime);
+        session.listen();
+        session.poll();
+        return session;
+    }
+
+    /**
+     * The socket's side of a connected session.
+     *
+     * @param lifetime      what lives as long as the connection (the TCP setup socket, the transport's
+     *                      handle), closed after the link
+     * @param options       the setup socket's option values, which the session keeps
+     * @param interruptible whether blocking calls end when the thread is interrupted (NIO channels)
+     */
+    public static SessionBackend backend(Session session, PathKind path, InetSocketAddress local,
+                                         InetSocketAddress remote, AutoCloseable lifetime,
+                                         Map<SocketOption<?>, Object> options, boolean interruptible) {
+        return new SessionBackend(session, path, local, remote, lifetime, options, interruptible);
+    }
+}

@@ -1,0 +1,27 @@
+package io.sovia.spi.backend;
+
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.net.SocketOption;
+import java.util.Map;
+
+/**
+ * The TCP socket a connection is set up with, as each socket API holds it: what the connection upgrade
+ * needs of it, whether it came from a {@code SocketChannel} or a {@code java.net.Socket}.
+ */
+public interface SetupSocket {
+    /** The bound address, or null when unbound; once connected, the address the kernel chose. */
+    SocketAddress localAddress() throws IOException;
+
+    /** Binds before the connect. */
+    void bind(SocketAddress local) throws IOException;
+
+    /** The connected remote address. */
+    SocketAddress remoteAddress() throws IOException;
+
+    /** The socket's option values, which a session taking over its connection keeps. */
+    Map<SocketOption<?>, Object> options() throws IOException;
+
+    /** Closes it, when the connection it set up ends. */
+    void close() throws IOException;
+}

@@ -1,0 +1,92 @@
+package io.sovia.spi.route;
+
+import io.sovia.spi.backend.SessionBackend;
+import io.sovia.spi.backend.Sessions;
+import io.sovia.spi.config.SoviaLog;
+import io.sovia.spi.transport.Transport;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * A Sovia listener's side of every transport that takes connects for it: the one claim of an accepted
+ * connection, for {@code ServerSocketChannel} and {@code ServerSocket} alike.
+ *
+ * <p>Threading: claims may run on several accepting threads; {@link #close()} on any thread.
+ */
+public final class Listeners {
+    /** A listener that takes no accelerated connects. */
+    public static final Listeners NONE = new Listeners(List.of());
+
+    private record Listening(Transport transport, Transport.TransportListener listener) {
+    }
+
+    private final List<Listening> listening;
+
+    private Listeners(List<Listening> listening) {
+        this.listening = listening;
+    }
+
+    /** A listener is bound at {@code bound}: its side of each transport; a failing transport is left out. */
+    public static Listeners open(InetSocketAddress bound) {
+        List<Listening> list = new ArrayList<>();
+        for (Transport t : Transports.all()) {
+            try {
+                Transport.TransportListener l = t.listen(bound);
+                if (l != null) {
+                    list.add(new Listening(t, l));
+                }
+            } catch (IOException | RuntimeException e) {
+                SoviaLog.warn("listener at " + bound + " takes no " + t.path().key() + " connects", e);
+            }
+        }
+        return list.isEmpty() ? NONE : new Listeners(List.copyOf(list));
+    }
+
+    /**
+     * An accept took a TCP connection from {@code remote} to {@code local}: the session of the first
+     * transport a client offered it on, or null when it is plain TCP (the caller keeps the TCP
+     * connection). On a session the caller closes the TCP connection itself.
+     *
+     * @param options reads the accepted TCP socket's option values, which the session keeps; called only
+     *                for a claimed connection, since reading them costs system calls
+     */
+    public SessionBackend claim(InetSocketAddress remote, InetSocketAddress local,
+                                Callable<Map<SocketOption<?>, Object>> options, boolean interruptible)
+            throws IOException {
+        for (Listening l : listening) {
+            Transport.Claimed claimed = l.listener().claim(remote);
+            if (claimed != null) {
+                return serve(l.transport(), claimed, remote, local, options, interruptible);
+            }
+        }
+        return null;
+    }
+
+    private static SessionBackend serve(Transport transport, Transport.Claimed claimed, InetSocketAddress remote,
+                                        InetSocketAddress local, Callable<Map<SocketOption<?>, Object>> options,
+                                        boolean interruptible) throws IOException {
+        try {
+            return Sessions.backend(Sessions.server(claimed.link()), transport.path(), local, remote,
+                    claimed.lifetime(), options.call(), interruptible);
+        } catch (Exception e) {
+            // the client already runs on the link: closing it resets the client instead of leaving it hanging
+            claimed.link().close();
+            Upgrade.closeQuietly(claimed.lifetime());
+            throw e instanceof IOException io ? io
+                    : new IOException("cannot take the connection from " + remote + " on its path", e);
+        }
+    }
+
+    /** The listener closed: connects offered to it and never claimed are reset. */
+    public void close() {
+        for (Listening l : listening) {
+            l.listener().close();
+        }
+    }
+}
