@@ -3,6 +3,7 @@ package io.sovia.agent.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -13,6 +14,7 @@ import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 
@@ -100,13 +102,35 @@ class AsyncCloseIT extends SoviaTestBase {
     }
 
     @TransportTest
+    void closeDuringAdaptorAccept(Transport transport) throws Exception {
+        ServerSocketChannel server = transport.openServerChannel();
+        try {
+            ServerSocket adaptor = server.socket();
+            Async<Socket> acceptor = Async.start("acceptor", adaptor::accept);
+            acceptor.awaitBlockedIn("accept");
+            server.close();
+            // the JDK's adaptor passes the channel's exception through, untranslated
+            Throwable thrown = acceptor.failure();
+            assertInstanceOf(AsynchronousCloseException.class, thrown);
+            assertFalse(thrown instanceof ClosedByInterruptException, thrown::toString);
+            assertTrue(adaptor.isClosed());
+            // JDK 17 throws AsynchronousCloseException here too, JDK 25 its superclass
+            assertInstanceOf(ClosedChannelException.class, assertThrows(IOException.class, adaptor::accept));
+        } finally {
+            server.close();
+        }
+    }
+
+    @TransportTest
     void closeDuringSocketAccept(Transport transport) throws Exception {
         ServerSocket server = transport.openServerSocket();
         try {
             Async<Socket> acceptor = Async.start("acceptor", server::accept);
             acceptor.awaitBlockedIn("accept");
             server.close();
-            assertInstanceOf(SocketException.class, acceptor.failure());
+            Throwable thrown = acceptor.failure();
+            assertInstanceOf(SocketException.class, thrown);
+            assertEquals("Socket closed", thrown.getMessage());
             assertTrue(server.isClosed());
         } finally {
             server.close();
