@@ -52,11 +52,7 @@ class AsyncCloseIT extends SoviaTestBase {
         try (NioPair pair = NioPair.open(transport)) {
             SocketChannel client = pair.client();
             Async<Integer> reader = Async.start("reader", () -> client.read(ByteBuffer.allocate(1)));
-            reader.awaitBlockedIn("read");
-            client.close();
-            Throwable thrown = reader.failure();
-            assertInstanceOf(AsynchronousCloseException.class, thrown);
-            assertFalse(thrown instanceof ClosedByInterruptException, thrown::toString);
+            assertCloseEndsBlockedCall(reader, "read", client);
             assertFalse(client.isOpen());
             assertEquals(-1, pair.accepted().read(ByteBuffer.allocate(1)), "the peer sees EOF");
         }
@@ -79,12 +75,7 @@ class AsyncCloseIT extends SoviaTestBase {
     void closeDuringChannelAccept(Transport transport) throws Exception {
         ServerSocketChannel server = transport.openServerChannel();
         try {
-            Async<SocketChannel> acceptor = Async.start("acceptor", server::accept);
-            acceptor.awaitBlockedIn("accept");
-            server.close();
-            Throwable thrown = acceptor.failure();
-            assertInstanceOf(AsynchronousCloseException.class, thrown);
-            assertFalse(thrown instanceof ClosedByInterruptException, thrown::toString);
+            assertCloseEndsBlockedCall(Async.start("acceptor", server::accept), "accept", server);
             assertFalse(server.isOpen());
         } finally {
             server.close();
@@ -106,13 +97,8 @@ class AsyncCloseIT extends SoviaTestBase {
         ServerSocketChannel server = transport.openServerChannel();
         try {
             ServerSocket adaptor = server.socket();
-            Async<Socket> acceptor = Async.start("acceptor", adaptor::accept);
-            acceptor.awaitBlockedIn("accept");
-            server.close();
             // the JDK's adaptor passes the channel's exception through, untranslated
-            Throwable thrown = acceptor.failure();
-            assertInstanceOf(AsynchronousCloseException.class, thrown);
-            assertFalse(thrown instanceof ClosedByInterruptException, thrown::toString);
+            assertCloseEndsBlockedCall(Async.start("acceptor", adaptor::accept), "accept", server);
             assertTrue(adaptor.isClosed());
             // JDK 17 throws AsynchronousCloseException here too, JDK 25 its superclass
             assertInstanceOf(ClosedChannelException.class, assertThrows(IOException.class, adaptor::accept));
@@ -135,6 +121,19 @@ class AsyncCloseIT extends SoviaTestBase {
         } finally {
             server.close();
         }
+    }
+
+    /**
+     * Closes {@code channel} once {@code blocked} waits in {@code method}; the call must end with
+     * AsynchronousCloseException, not its interrupt subclass.
+     */
+    private static void assertCloseEndsBlockedCall(Async<?> blocked, String method, AutoCloseable channel)
+            throws Exception {
+        blocked.awaitBlockedIn(method);
+        channel.close();
+        Throwable thrown = blocked.failure();
+        assertInstanceOf(AsynchronousCloseException.class, thrown);
+        assertFalse(thrown instanceof ClosedByInterruptException, thrown::toString);
     }
 
     /** Runs a read that must fail with ClosedByInterruptException; returns the interrupt status afterwards. */
