@@ -41,9 +41,14 @@ final class ReadyKeys {
         return !found.isEmpty();
     }
 
+    /** Forgets what was found; a selection that failed half-way must not leave stale readiness behind. */
+    void clear() {
+        found.clear();
+    }
+
     /**
-     * Hands every key still valid to {@code action}, or when it is null into the selected-key set, and
-     * forgets them; returns how many keys were updated, the select's result.
+     * Hands every key still valid to {@code action}, or when it is null into the selected-key set;
+     * returns how many keys were updated, the select's result.
      *
      * <p>Into the set by the JDK's rule: a key not yet selected gets exactly its ready ops; a selected one
      * accumulates them and counts only if it gained some. An action gets each key with its ready ops set
@@ -51,19 +56,15 @@ final class ReadyKeys {
      * {@code select(Consumer)}); as there, an action that closes the selector ends the selection.
      */
     int deliver(Consumer<SelectionKey> action) {
-        try {
-            int updated = 0;
-            for (Map.Entry<SoviaSelectionKey, Integer> entry : found.entrySet()) {
-                SoviaSelectionKey key = entry.getKey();
-                if (key.isValid() && (action != null ? run(action, key, entry.getValue())
-                        : select(key, entry.getValue()))) {
-                    updated++;
-                }
+        int updated = 0;
+        for (Map.Entry<SoviaSelectionKey, Integer> entry : found.entrySet()) {
+            SoviaSelectionKey key = entry.getKey();
+            if (key.isValid() && (action != null ? run(action, key, entry.getValue())
+                    : select(key, entry.getValue()))) {
+                updated++;
             }
-            return updated;
-        } finally {
-            found.clear();
         }
+        return updated;
     }
 
     private boolean run(Consumer<SelectionKey> action, SoviaSelectionKey key, int ready) {

@@ -165,6 +165,7 @@ final class SoviaSelector extends AbstractSelector {
                     return doSelect(action, timeout);
                 }
             } finally {
+                ready.clear();
                 inSelect = false;
             }
         }
