@@ -3,6 +3,7 @@ package io.sovia.agent.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -13,6 +14,7 @@ import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 
@@ -50,11 +52,7 @@ class AsyncCloseIT extends SoviaTestBase {
         try (NioPair pair = NioPair.open(transport)) {
             SocketChannel client = pair.client();
             Async<Integer> reader = Async.start("reader", () -> client.read(ByteBuffer.allocate(1)));
-            reader.awaitBlockedIn("read");
-            client.close();
-            Throwable thrown = reader.failure();
-            assertInstanceOf(AsynchronousCloseException.class, thrown);
-            assertFalse(thrown instanceof ClosedByInterruptException, thrown::toString);
+            assertCloseEndsBlockedCall(reader, "read", client);
             assertFalse(client.isOpen());
             assertEquals(-1, pair.accepted().read(ByteBuffer.allocate(1)), "the peer sees EOF");
         }
@@ -77,12 +75,7 @@ class AsyncCloseIT extends SoviaTestBase {
     void closeDuringChannelAccept(Transport transport) throws Exception {
         ServerSocketChannel server = transport.openServerChannel();
         try {
-            Async<SocketChannel> acceptor = Async.start("acceptor", server::accept);
-            acceptor.awaitBlockedIn("accept");
-            server.close();
-            Throwable thrown = acceptor.failure();
-            assertInstanceOf(AsynchronousCloseException.class, thrown);
-            assertFalse(thrown instanceof ClosedByInterruptException, thrown::toString);
+            assertCloseEndsBlockedCall(Async.start("acceptor", server::accept), "accept", server);
             assertFalse(server.isOpen());
         } finally {
             server.close();
@@ -100,17 +93,47 @@ class AsyncCloseIT extends SoviaTestBase {
     }
 
     @TransportTest
+    void closeDuringAdaptorAccept(Transport transport) throws Exception {
+        ServerSocketChannel server = transport.openServerChannel();
+        try {
+            ServerSocket adaptor = server.socket();
+            // the JDK's adaptor passes the channel's exception through, untranslated
+            assertCloseEndsBlockedCall(Async.start("acceptor", adaptor::accept), "accept", server);
+            assertTrue(adaptor.isClosed());
+            // JDK 17 throws AsynchronousCloseException here too, JDK 25 its superclass
+            assertInstanceOf(ClosedChannelException.class, assertThrows(IOException.class, adaptor::accept));
+        } finally {
+            server.close();
+        }
+    }
+
+    @TransportTest
     void closeDuringSocketAccept(Transport transport) throws Exception {
         ServerSocket server = transport.openServerSocket();
         try {
             Async<Socket> acceptor = Async.start("acceptor", server::accept);
             acceptor.awaitBlockedIn("accept");
             server.close();
-            assertInstanceOf(SocketException.class, acceptor.failure());
+            Throwable thrown = acceptor.failure();
+            assertInstanceOf(SocketException.class, thrown);
+            assertEquals("Socket closed", thrown.getMessage());
             assertTrue(server.isClosed());
         } finally {
             server.close();
         }
+    }
+
+    /**
+     * Closes {@code channel} once {@code blocked} waits in {@code method}; the call must end with
+     * AsynchronousCloseException, not its interrupt subclass.
+     */
+    private static void assertCloseEndsBlockedCall(Async<?> blocked, String method, AutoCloseable channel)
+            throws Exception {
+        blocked.awaitBlockedIn(method);
+        channel.close();
+        Throwable thrown = blocked.failure();
+        assertInstanceOf(AsynchronousCloseException.class, thrown);
+        assertFalse(thrown instanceof ClosedByInterruptException, thrown::toString);
     }
 
     /** Runs a read that must fail with ClosedByInterruptException; returns the interrupt status afterwards. */

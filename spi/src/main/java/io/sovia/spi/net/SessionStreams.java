@@ -9,6 +9,7 @@ import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.util.Objects;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 
 /** java.net streams over a session backend, with java.net's exceptions ("Socket closed") and SO_TIMEOUT. */
@@ -16,7 +17,8 @@ final class SessionStreams {
     private SessionStreams() {
     }
 
-    static InputStream input(SocketBackend backend, IntSupplier timeout) {
+    /** {@code closed}: whether the socket was closed, which a session outlives while it hands over data. */
+    static InputStream input(SocketBackend backend, IntSupplier timeout, BooleanSupplier closed) {
         return new InputStream() {
             @Override
             public int read() throws IOException {
@@ -39,6 +41,9 @@ final class SessionStreams {
 
             @Override
             public int available() throws IOException {
+                if (closed.getAsBoolean()) {
+                    throw new SocketException("Socket closed");
+                }
                 return backend.available();
             }
         };

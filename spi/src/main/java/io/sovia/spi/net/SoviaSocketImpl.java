@@ -38,6 +38,8 @@ import java.util.Set;
 public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketImpl {
     private final SocketImpl delegate;
     private volatile SessionBackend session;
+    /** A closed session still hands over what was written, and still answers; java.net must not. */
+    private volatile boolean closed;
     private volatile int timeout;
     /** A listener's side of each accelerated transport; set once by listen. */
     private volatile Listeners listeners = Listeners.NONE;
@@ -169,7 +171,7 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
     protected InputStream getInputStream() throws IOException {
         SessionBackend s = session;
         if (s != null) {
-            return new CountingInputStream(SessionStreams.input(s, () -> timeout), s.path());
+            return new CountingInputStream(SessionStreams.input(s, () -> timeout, () -> closed), s.path());
         }
         return new CountingInputStream(NioImpl.inputStream(delegate), PathKind.TCP);
     }
@@ -186,11 +188,23 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
     @Override
     protected int available() throws IOException {
         SessionBackend s = session;
-        return s != null ? s.available() : NioImpl.available(delegate);
+        if (s == null) {
+            return NioImpl.available(delegate);
+        }
+        ensureOpen();
+        return s.available();
+    }
+
+    /** As NioSocketImpl on a closed socket; Socket checks isClosed itself except where it expects this. */
+    private void ensureOpen() throws SocketException {
+        if (closed) {
+            throw new SocketException("Socket closed");
+        }
     }
 
     @Override
     protected void close() throws IOException {
+        closed = true;
         SessionBackend s = session;
         if (s != null) {
             s.close();
@@ -243,10 +257,12 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
         }
         SessionBackend s = session;
         SocketOption<?> option = SocketOptionIds.option(optID);
-        if (s == null || option == null) {
-            if (s == null) {
-                NioImpl.setOption(delegate, optID, value);
-            }
+        if (s == null) {
+            NioImpl.setOption(delegate, optID, value);
+            return;
+        }
+        ensureOpen();
+        if (option == null) {
             return;
         }
         try {
@@ -267,6 +283,8 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
         if (s == null) {
             return NioImpl.getOption(delegate, optID);
         }
+        // Socket.getLocalAddress relies on this for the wildcard address after close
+        ensureOpen();
         if (optID == SocketOptions.SO_TIMEOUT) {
             return timeout;
         }

@@ -43,6 +43,15 @@ final class NetExceptions {
         return toSocketException(x);
     }
 
+    /**
+     * As the JDK's server adaptor's accept translates: every IOException unchanged (so a close during a
+     * blocked accept shows as AsynchronousCloseException), the unchecked channel exceptions as
+     * {@link #toSocketException}.
+     */
+    static IOException translateForAccept(Exception x) {
+        return x instanceof IOException io ? io : toSocketException(x);
+    }
+
     private static String messageFor(Exception x) {
         if (x instanceof ClosedChannelException) {
             return "Socket is closed";

@@ -79,7 +79,7 @@ final class ServerSocketAdaptor extends ServerSocket {
             }
             return accepted.socket();
         } catch (Exception e) {
-            throw NetExceptions.translate(e);
+            throw NetExceptions.translateForAccept(e);
         }
     }
 

@@ -19,10 +19,12 @@ import java.nio.channels.spi.AbstractSelector;
 import java.nio.channels.spi.SelectorProvider;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.Objects;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Consumer;
 
 /**
  * A selector over Sovia's channels and the JDK's pass-through channels (DESIGN section 3).
@@ -57,8 +59,10 @@ final class SoviaSelector extends AbstractSelector {
      * selector with {@code selectNow} would swallow a wakeup the app made before selecting.
      */
     private volatile boolean wakeupPending;
-    /** Ready keys counted by the current selection; selecting thread only. */
-    private int updatedKeys;
+    /** What the current selection found ready; selecting thread only. */
+    private final ReadyKeys ready = new ReadyKeys(this, selectedKeys);
+    /** Set while a selection runs, so a select from inside a {@code select(Consumer)} action is refused. */
+    private boolean inSelect;
 
     SoviaSelector(SelectorProvider provider, SelectorProvider jdkProvider) throws IOException {
         super(provider);
@@ -108,40 +112,72 @@ final class SoviaSelector extends AbstractSelector {
 
     @Override
     public int selectNow() throws IOException {
-        return lockAndDoSelect(-1L);
+        return lockAndDoSelect(null, -1L);
     }
 
     @Override
     public int select(long timeout) throws IOException {
-        if (timeout < 0) {
-            throw new IllegalArgumentException("Negative timeout");
-        }
-        return lockAndDoSelect(timeout);
+        return lockAndDoSelect(null, checkTimeout(timeout));
     }
 
     @Override
     public int select() throws IOException {
-        return lockAndDoSelect(0L);
+        return lockAndDoSelect(null, 0L);
     }
 
-    /** {@code timeout}: -1 polls, 0 waits without limit, otherwise milliseconds. */
-    private int lockAndDoSelect(long timeout) throws IOException {
+    @Override
+    public int selectNow(Consumer<SelectionKey> action) throws IOException {
+        return lockAndDoSelect(Objects.requireNonNull(action), -1L);
+    }
+
+    @Override
+    public int select(Consumer<SelectionKey> action, long timeout) throws IOException {
+        Objects.requireNonNull(action);
+        return lockAndDoSelect(action, checkTimeout(timeout));
+    }
+
+    @Override
+    public int select(Consumer<SelectionKey> action) throws IOException {
+        return lockAndDoSelect(Objects.requireNonNull(action), 0L);
+    }
+
+    private static long checkTimeout(long timeout) {
+        if (timeout < 0) {
+            throw new IllegalArgumentException("Negative timeout");
+        }
+        return timeout;
+    }
+
+    /**
+     * {@code action}: null selects into the selected-key set; {@code timeout}: -1 polls, 0 waits without
+     * limit, otherwise milliseconds.
+     */
+    private int lockAndDoSelect(Consumer<SelectionKey> action, long timeout) throws IOException {
         synchronized (this) {
             ensureOpen();
-            synchronized (publicSelectedKeys) {
-                return doSelect(timeout);
+            // the monitors are reentrant, so only this flag stops an action from selecting (the JDK's check)
+            if (inSelect) {
+                throw new IllegalStateException("select in progress");
+            }
+            inSelect = true;
+            try {
+                synchronized (publicSelectedKeys) {
+                    return doSelect(action, timeout);
+                }
+            } finally {
+                ready.clear();
+                inSelect = false;
             }
         }
     }
 
     /**
-     * One selection. With user-level keys: scan them; if none is ready, spin (scanning, and polling the
-     * kernel too) for the spin budget; then arm their doorbells, scan once more, and sleep in the inner
-     * selector, where their doorbell channels wake it directly (a link without one wakes it through
-     * {@link #wakeup()}).
+     * One selection. With user-level keys: scan them; if none is ready (selected already or not, see
+     * {@link ReadyKeys}), spin (scanning, and polling the kernel too) for the spin budget; then arm their
+     * doorbells, scan once more, and sleep in the inner selector, where their doorbell channels wake it
+     * directly (a link without one wakes it through {@link #wakeup()}).
      */
-    private int doSelect(long timeout) throws IOException {
-        updatedKeys = 0;
+    private int doSelect(Consumer<SelectionKey> action, long timeout) throws IOException {
         processDeregistrations();
         boolean flushed = processUpdates();
         boolean poll = timeout < 0 || (flushed && wakeupPending);
@@ -149,7 +185,7 @@ final class SoviaSelector extends AbstractSelector {
         if (!userKeys.isEmpty()) {
             scanUserKeys();
             long spinStart = System.nanoTime();
-            poll |= updatedKeys > 0 || spinForReadiness(timeout, spinStart);
+            poll |= ready.any() || spinForReadiness(timeout, spinStart);
             if (!poll && timeout > 0) {
                 // the spin took part of the timeout; what is left, rounded up, goes to the kernel (0 would
                 // mean no limit there)
@@ -159,7 +195,7 @@ final class SoviaSelector extends AbstractSelector {
                 armUserKeys(true);
                 armed = true;
                 scanUserKeys();
-                poll = updatedKeys > 0;
+                poll = ready.any();
             }
         }
         begin();
@@ -178,7 +214,7 @@ final class SoviaSelector extends AbstractSelector {
         }
         processDeregistrations();
         wakeupPending = false;
-        return updatedKeys;
+        return ready.deliver(action);
     }
 
     /**
@@ -201,7 +237,7 @@ final class SoviaSelector extends AbstractSelector {
                 inner.selectNow(this::onInnerReady);
             }
             scanUserKeys();
-            if (updatedKeys > 0) {
+            if (ready.any()) {
                 return true;
             }
             idle.idle();
@@ -214,7 +250,7 @@ final class SoviaSelector extends AbstractSelector {
             if (key.isValid()) {
                 int interest = key.rawInterestOps();
                 if (interest != 0) {
-                    markReady(key, key.pollable().readyOps(interest));
+                    ready.add(key, key.pollable().readyOps(interest));
                 }
             }
         }
@@ -242,32 +278,14 @@ final class SoviaSelector extends AbstractSelector {
         if (key == null || !key.isValid()) {
             return;
         }
-        int ready;
+        int readyOps;
         try {
-            ready = innerKey.readyOps();
+            readyOps = innerKey.readyOps();
         } catch (CancelledKeyException closed) {
             // another thread closed the channel since the check above: nothing to report for it
             return;
         }
-        markReady(key, ready & key.rawInterestOps());
-    }
-
-    /** Adds {@code ready} to the key's ready set, as the JDK does: a key already selected accumulates. */
-    private void markReady(SoviaSelectionKey key, int ready) {
-        if (ready == 0) {
-            return;
-        }
-        if (selectedKeys.contains(key)) {
-            int before = key.readyOps();
-            if ((before | ready) != before) {
-                key.readyOps(before | ready);
-                updatedKeys++;
-            }
-        } else {
-            key.readyOps(ready);
-            selectedKeys.add(key);
-            updatedKeys++;
-        }
+        ready.add(key, readyOps & key.rawInterestOps());
     }
 
     /** Deregisters cancelled keys and cancels their inner keys, which the next inner select drops. */

@@ -134,7 +134,8 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
 
     @Override
     public boolean isConnected() {
-        return backend.isConnected();
+        // a session stays connected after close, the JDK's channel does not
+        return isOpen() && backend.isConnected();
     }
 
     @Override
@@ -244,11 +245,12 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
 
     /**
      * The bound address for adaptors, which must not throw and, like the JDK's, still answer after
-     * close; null when never bound. An address, once known, never changes, so it is cached.
+     * close; null when never bound. An address, once known, never changes, so it is cached; a closed
+     * backend may no longer know it, hence close caches it first.
      */
     InetSocketAddress localAddressOrNull() {
         InetSocketAddress a = localAddress;
-        if (a == null && isOpen()) {
+        if (a == null) {
             try {
                 a = (InetSocketAddress) backend.localAddress();
                 localAddress = a;
@@ -262,7 +264,7 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
     /** The connected address for adaptors, also after close; null when never connected. */
     InetSocketAddress remoteAddressOrNull() {
         InetSocketAddress a = remoteAddress;
-        if (a == null && isOpen()) {
+        if (a == null) {
             try {
                 a = (InetSocketAddress) backend.remoteAddress();
                 remoteAddress = a;
@@ -451,6 +453,8 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
                 upgrade = null;
             }
         }
+        localAddressOrNull();
+        remoteAddressOrNull();
         backend.close();
     }
 
