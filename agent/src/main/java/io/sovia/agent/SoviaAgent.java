@@ -2,6 +2,7 @@ package io.sovia.agent;
 
 import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.config.SoviaLog;
+import io.sovia.spi.jdk.JdkNio;
 import io.sovia.spi.nio.SoviaSelectorProvider;
 import io.sovia.spi.stats.StatsFileWriter;
 
@@ -90,7 +91,7 @@ public final class SoviaAgent {
                 SoviaLog.warn("NIO stays on the app's own provider " + existing + ", not Sovia's", null);
                 return;
             }
-            SoviaSelectorProvider.jdk();
+            JdkNio.provider();
             System.setProperty(PROVIDER_PROPERTY, SoviaSelectorProvider.class.getName());
         } catch (Throwable t) {
             SoviaLog.warn("NIO stays on the plain JDK", t);

@@ -5,7 +5,7 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NoOpIdleStrategy;
 import io.sovia.spi.link.RingLink;
-import io.sovia.spi.nio.SoviaSelectorProvider;
+import io.sovia.spi.jdk.JdkNio;
 
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
@@ -36,7 +36,7 @@ final class ShmDoorbells implements Agent {
     }
 
     private ShmDoorbells() throws IOException {
-        this.selector = SoviaSelectorProvider.jdk().openSelector();
+        this.selector = JdkNio.provider().openSelector();
         Lifecycle.start(this, NO_IDLE);
     }
 
@@ -91,7 +91,7 @@ final class ShmDoorbells implements Agent {
         for (Iterator<SelectionKey> it = selector.selectedKeys().iterator(); it.hasNext(); ) {
             SelectionKey key = it.next();
             it.remove();
-            ring(key);
+            answer(key);
         }
         return work;
     }
@@ -105,7 +105,7 @@ final class ShmDoorbells implements Agent {
         }
     }
 
-    private void ring(SelectionKey key) {
+    private void answer(SelectionKey key) {
         Watch watch = (Watch) key.attachment();
         RingLink link = watch.link();
         if (link.drainDoorbell()) {

@@ -2,7 +2,7 @@ package io.sovia.shm;
 
 import io.sovia.spi.config.SoviaLog;
 import io.sovia.spi.link.RingLink;
-import io.sovia.spi.nio.SoviaSelectorProvider;
+import io.sovia.spi.jdk.JdkNio;
 import io.sovia.spi.transport.PendingOffers;
 import io.sovia.spi.transport.Transport;
 import jdk.net.ExtendedSocketOptions;
@@ -73,7 +73,7 @@ final class ShmListener implements Transport.TransportListener {
             }
             Files.deleteIfExists(socket);
         }
-        ServerSocketChannel server = SoviaSelectorProvider.jdk().openServerSocketChannel(StandardProtocolFamily.UNIX);
+        ServerSocketChannel server = JdkNio.provider().openServerSocketChannel(StandardProtocolFamily.UNIX);
         try {
             // a burst of connects must not overflow the queue (the JDK's default is 50): each one
             // waits there until the accept of its TCP connection collects it

@@ -4,8 +4,9 @@ import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.engine.Link;
 import io.sovia.spi.lifecycle.ExitStage;
 import io.sovia.spi.lifecycle.Lifecycle;
+import io.sovia.spi.link.FrameRingDescriptor;
 import io.sovia.spi.link.RingLink;
-import io.sovia.spi.nio.SoviaSelectorProvider;
+import io.sovia.spi.jdk.JdkNio;
 import io.sovia.spi.transport.LocalAddresses;
 import io.sovia.spi.transport.PathKind;
 import io.sovia.spi.transport.LocalAddresses;
@@ -85,7 +86,7 @@ public final class ShmTransport implements Transport {
         if (socket == null) {
             throw new Declined("no shm listener for " + remote);
         }
-        SocketChannel unix = SoviaSelectorProvider.jdk().openSocketChannel(StandardProtocolFamily.UNIX);
+        SocketChannel unix = JdkNio.provider().openSocketChannel(StandardProtocolFamily.UNIX);
         java.nio.file.Path file = null;
         try {
             unix.configureBlocking(false);
@@ -103,7 +104,8 @@ public final class ShmTransport implements Transport {
                 // a full queue or a passing error: the listener may well be alive, so leave its socket
                 throw new Declined("the listener's socket is busy: " + busy.getMessage());
             }
-            ShmSpares.Spare spare = spares.take(SoviaConfig.shmRingCapacity());
+            ShmSpares.Spare spare = spares.take(
+                    FrameRingDescriptor.configuredCapacity(SoviaConfig.SHM_RING, SoviaConfig.shmRingCapacity()));
             file = spare.file();
             ShmSegment segment = spare.segment();
             UNCLAIMED.put(file, socket);
@@ -127,7 +129,7 @@ public final class ShmTransport implements Transport {
 
     /** A link over two rings of a segment, whose doorbell is a byte on {@code unix}. */
     static RingLink link(io.sovia.spi.link.FrameRing in, io.sovia.spi.link.FrameRing out, SocketChannel unix) {
-        return new RingLink(in, out, () -> send(unix, RingLink.RING), () -> send(unix, RingLink.NUDGE), unix);
+        return new RingLink(in, out, () -> send(unix, RingLink.WAKE), () -> send(unix, RingLink.NUDGE), unix);
     }
 
     private static void send(SocketChannel unix, byte doorbellByte) {

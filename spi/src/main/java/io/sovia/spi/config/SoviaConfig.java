@@ -160,15 +160,9 @@ public final class SoviaConfig {
         return ringCapacity(SHM_RING);
     }
 
-    /** The ring format's own rule, with the property named in its message. */
+    /** As configured; the ring format checks it where a ring is made, naming the property. */
     private static int ringCapacity(String property) {
-        int capacity = Integer.getInteger(property, 1024 * 1024);
-        try {
-            io.sovia.spi.link.FrameRingDescriptor.checkCapacity(capacity);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(property + "=" + capacity + ": " + e.getMessage(), e);
-        }
-        return capacity;
+        return Integer.getInteger(property, 1024 * 1024);
     }
 
     /**
@@ -176,7 +170,7 @@ public final class SoviaConfig {
      *
      * @throws IllegalArgumentException naming the properties, when their values make no valid engine
      */
-    public static io.sovia.spi.engine.SessionConfig session() {
+    public static SessionConfig session() {
         try {
             return engineSettings();
         } catch (IllegalArgumentException e) {
@@ -185,8 +179,8 @@ public final class SoviaConfig {
         }
     }
 
-    private static io.sovia.spi.engine.SessionConfig engineSettings() {
-        return new io.sovia.spi.engine.SessionConfig(
+    private static SessionConfig engineSettings() {
+        return new SessionConfig(
                 Integer.getInteger(PREFIX + "rcvbuf", 1024 * 1024),
                 Integer.getInteger(PREFIX + "sndbuf", 128 * 1024),
                 Integer.getInteger(PREFIX + "ack.frames", 4),

@@ -1,5 +1,7 @@
 package io.sovia.spi.engine;
 
+import io.sovia.spi.config.SessionConfig;
+
 /**
  * The persist timer of a reliable link: when a writer has waited for credit or link space longer than
  * the minimum rto, its session is polled (sending what now fits), probes the window and

@@ -1,7 +1,7 @@
 package io.sovia.spi.engine;
 
 import io.sovia.spi.config.SoviaLog;
-import io.sovia.spi.nio.SoviaSelectorProvider;
+import io.sovia.spi.jdk.JdkNio;
 
 import java.io.IOException;
 import java.lang.ref.WeakReference;
@@ -40,7 +40,7 @@ final class DoorbellSleep {
         Selector s = SELECTOR.get();
         if (s == null) {
             try {
-                s = SoviaSelectorProvider.jdk().openSelector();
+                s = JdkNio.provider().openSelector();
             } catch (IOException | RuntimeException e) {
                 SoviaLog.debugOnce("doorbell-sleep", "blocked calls park instead of sleeping on doorbells: " + e);
                 return null;

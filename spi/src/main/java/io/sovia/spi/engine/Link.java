@@ -7,13 +7,13 @@ import java.nio.channels.SelectableChannel;
  * One end of a frame pipe between two sessions: the only thing a transport implements for the engine.
  *
  * <p>Threading: a link is used by one thread at a time, the one holding its session's lock, except
- * {@link #ring()}, {@link #nudge()}, {@link #arm(boolean)} and {@link #isPeerAlive()}, which any thread may call. Frames are
- * delivered whole or not at all. A {@linkplain #isReliable() reliable} link also delivers every frame
+ * {@link #wakePeer()}, {@link #nudge()}, {@link #arm(boolean)} and {@link #isPeerAlive()}, which any thread
+ * may call. Frames are delivered whole or not at all. A {@linkplain #isReliable() reliable} link also delivers every frame
  * exactly once and in order; an unreliable one may lose, duplicate or reorder them and the engine repairs
  * that.
  *
  * <p>Waking: a sleeping end {@linkplain #arm(boolean) arms} its doorbell, re-checks for frames, then
- * sleeps; a sender {@linkplain #ring() rings} after committing frames, which costs something only when
+ * sleeps; a sender {@linkplain #wakePeer() wakes it} after committing frames, which costs something only when
  * the other end armed (SCILAN's interrupt flag).
  */
 public interface Link {
@@ -58,10 +58,10 @@ public interface Link {
     void arm(boolean armed);
 
     /** Wakes the peer if it armed: call after committing frames. */
-    void ring();
+    void wakePeer();
 
-    /** Sets what runs on this end when the peer rings an armed doorbell. */
-    void onRing(Runnable wake);
+    /** Sets what runs on this end when the peer wakes it through an armed doorbell. */
+    void onWake(Runnable wake);
 
     /**
      * Makes the peer poll its session although it did not arm: what a writer blocked on credit does, so

@@ -1,5 +1,7 @@
 package io.sovia.spi.engine;
 
+import io.sovia.spi.config.SessionConfig;
+
 import java.io.IOException;
 import java.net.SocketException;
 import java.nio.ByteBuffer;
@@ -48,7 +50,7 @@ public final class Session {
         this.link = link;
         this.waiters = new SessionWaiters(link);
         this.machine = new SessionMachine(link, config, clock, waiters, this::timerSet, this::pushStalled);
-        link.onRing(waiters::wakeAll);
+        link.onWake(waiters::wakeAll);
         link.onNudge(this::nudged);
     }
 
@@ -324,7 +326,7 @@ public final class Session {
         if (ring) {
             IN_WAKER.set(Boolean.TRUE);
             try {
-                link.ring();
+                link.wakePeer();
             } finally {
                 IN_WAKER.remove();
             }
@@ -339,7 +341,7 @@ public final class Session {
         boolean ring = machine.takeRing();
         lock.unlock();
         if (ring) {
-            link.ring();
+            link.wakePeer();
         }
     }
 

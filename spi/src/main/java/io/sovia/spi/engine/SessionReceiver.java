@@ -1,5 +1,7 @@
 package io.sovia.spi.engine;
 
+import io.sovia.spi.config.SessionConfig;
+
 import java.nio.ByteBuffer;
 import java.util.function.LongSupplier;
 

@@ -2,6 +2,7 @@ package io.sovia.spi.jvm;
 
 import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.engine.Link;
+import io.sovia.spi.link.FrameRingDescriptor;
 import io.sovia.spi.link.JvmLinks;
 import io.sovia.spi.transport.PathKind;
 import io.sovia.spi.transport.Transport;
@@ -26,7 +27,8 @@ public final class JvmTransport implements Transport {
     /** Creates the link pair and parks it for the accept; the client's SYN waits in its ring. */
     @Override
     public Offer offer(InetSocketAddress local, InetSocketAddress remote) {
-        JvmLinks links = JvmLinks.pair(SoviaConfig.jvmRingCapacity(), remote);
+        JvmLinks links = JvmLinks.pair(
+                FrameRingDescriptor.configuredCapacity(SoviaConfig.JVM_RING, SoviaConfig.jvmRingCapacity()), remote);
         JvmRendezvous.offer(local, links);
         return new Offer() {
             @Override

@@ -44,6 +44,16 @@ public final class FrameRingDescriptor {
         return capacity + TRAILER_LENGTH;
     }
 
+    /** A configured capacity, checked by {@link #checkCapacity}, with the property named in the message. */
+    public static int configuredCapacity(String property, int capacity) {
+        try {
+            checkCapacity(capacity);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(property + "=" + capacity + ": " + e.getMessage(), e);
+        }
+        return capacity;
+    }
+
     /** Rejects capacities that are not a power of two of at least 1 KiB. */
     public static void checkCapacity(int capacity) {
         if (capacity < 1024 || Integer.bitCount(capacity) != 1) {

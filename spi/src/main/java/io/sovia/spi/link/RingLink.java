@@ -12,17 +12,17 @@ import java.nio.channels.SelectableChannel;
 /**
  * A reliable link over two frame rings: this end produces into {@code out} and consumes {@code in}.
  * Shared by the jvm link (rings in process memory) and the shm link (rings in a shared segment); they
- * differ only in how the peer is woken, which is the {@code ringer} (and the {@code nudger}).
+ * differ only in how the peer is woken, which is the {@code waker} (and the {@code nudger}).
  */
 public final class RingLink implements Link {
-    /** The doorbell byte of a ring. */
-    public static final byte RING = 1;
+    /** The doorbell byte that wakes a sleeping peer (a "ring" here is only ever a frame buffer). */
+    public static final byte WAKE = 1;
     /** The doorbell byte of a {@linkplain #nudge() nudge}. */
     public static final byte NUDGE = 2;
 
     private final FrameRing in;
     private final FrameRing out;
-    private final Runnable ringer;
+    private final Runnable waker;
     /** Readable when rung (shm: the UNIX socket, non-blocking); null when waking needs no kernel channel. */
     private final SelectableChannel doorbell;
     /** Makes the peer poll although it did not arm. */
@@ -35,25 +35,25 @@ public final class RingLink implements Link {
     private volatile boolean peerDead;
 
     /**
-     * @param ringer wakes the peer; called only when the peer armed its doorbell
+     * @param waker wakes the peer; called only when the peer armed its doorbell
      * @param nudger runs the peer's {@link #nudged()}
      */
-    public RingLink(FrameRing in, FrameRing out, Runnable ringer, Runnable nudger) {
-        this(in, out, ringer, nudger, null);
+    public RingLink(FrameRing in, FrameRing out, Runnable waker, Runnable nudger) {
+        this(in, out, waker, nudger, null);
     }
 
     /**
-     * @param ringer   wakes the peer; called only when the peer armed its doorbell
+     * @param waker   wakes the peer; called only when the peer armed its doorbell
      * @param nudger   makes the peer poll: runs its {@link #nudged()}, directly or through the doorbell
-     * @param doorbell a non-blocking channel that the peer's ringer makes readable, or null
+     * @param doorbell a non-blocking channel that the peer's waker makes readable, or null
      */
-    public RingLink(FrameRing in, FrameRing out, Runnable ringer, Runnable nudger, SelectableChannel doorbell) {
+    public RingLink(FrameRing in, FrameRing out, Runnable waker, Runnable nudger, SelectableChannel doorbell) {
         if (doorbell != null && !(doorbell instanceof ReadableByteChannel)) {
             throw new IllegalArgumentException("a doorbell must be readable: " + doorbell);
         }
         this.in = in;
         this.out = out;
-        this.ringer = ringer;
+        this.waker = waker;
         this.nudger = nudger;
         this.doorbell = doorbell;
     }
@@ -104,15 +104,15 @@ public final class RingLink implements Link {
     }
 
     @Override
-    public void ring() {
+    public void wakePeer() {
         if (out.consumerArmed()) {
             EngineCounters.DOORBELLS.increment();
-            ringer.run();
+            waker.run();
         }
     }
 
     @Override
-    public void onRing(Runnable wake) {
+    public void onWake(Runnable wake) {
         this.wake = wake;
     }
 
@@ -177,7 +177,7 @@ public final class RingLink implements Link {
         return open;
     }
 
-    /** Runs this end's wake action: what the peer's ringer calls. */
+    /** Runs this end's wake action: what the peer's waker calls. */
     public void wake() {
         wake.run();
     }
@@ -200,7 +200,7 @@ public final class RingLink implements Link {
             out.producerClosed();
             in.consumerClosed();
             // a peer asleep waiting for us must learn that we are gone
-            ringer.run();
+            waker.run();
         }
     }
 }

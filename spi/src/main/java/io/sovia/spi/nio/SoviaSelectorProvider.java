@@ -1,5 +1,7 @@
 package io.sovia.spi.nio;
 
+import io.sovia.spi.jdk.JdkNio;
+
 import io.sovia.spi.backend.TcpServerBackend;
 import io.sovia.spi.backend.TcpSocketBackend;
 import io.sovia.spi.config.SoviaLog;
@@ -35,7 +37,7 @@ public final class SoviaSelectorProvider extends SelectorProvider {
 
     /** The JDK's own provider, which carries every byte on the TCP path. */
     public static SelectorProvider jdk() {
-        return sun.nio.ch.DefaultSelectorProvider.get();
+        return JdkNio.provider();
     }
 
     @Override

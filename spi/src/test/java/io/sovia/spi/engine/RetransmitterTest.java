@@ -1,5 +1,7 @@
 package io.sovia.spi.engine;
 
+import io.sovia.spi.config.SessionConfig;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

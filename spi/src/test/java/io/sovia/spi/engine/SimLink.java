@@ -222,11 +222,11 @@ final class SimLink implements Link {
     }
 
     @Override
-    public void ring() {
+    public void wakePeer() {
     }
 
     @Override
-    public void onRing(Runnable wake) {
+    public void onWake(Runnable wake) {
     }
 
     /**

@@ -1,7 +1,7 @@
-package io.sovia.spi.engine;
+package io.sovia.spi.config;
 
 /**
- * The engine's tunables for one session; {@code SoviaConfig.session()} builds it from {@code sovia.*}
+ * The engine's tunables for one session; {@link SoviaConfig#session()} builds it from {@code sovia.*}
  * properties, where the defaults and their reasons are documented.
  *
  * @param receiveBuffer  bytes a receiver buffers; the window it advertises
