@@ -38,6 +38,8 @@ import java.util.Set;
 public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketImpl {
     private final SocketImpl delegate;
     private volatile SessionBackend session;
+    /** Closes {@link #session} once, on close or when this impl is dropped; set with it. */
+    private volatile java.lang.ref.Cleaner.Cleanable sessionCloser;
     /** A closed session still hands over what was written, and still answers; java.net must not. */
     private volatile boolean closed;
     private volatile int timeout;
@@ -66,7 +68,7 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
 
     @Override
     protected void connect(SocketAddress remote, int timeout) throws IOException {
-        Upgrade upgrade = Upgrade.begin(remote, setupSocket());
+        Upgrade upgrade = Upgrade.begin(remote, new DelegateSetup(delegate));
         try {
             NioImpl.connect(delegate, remote, timeout);
         } catch (IOException | RuntimeException e) {
@@ -74,43 +76,19 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
             throw e;
         }
         syncFields();
-        session = upgrade.complete(false);
+        runOn(upgrade.complete(false));
     }
 
-    /** This impl's TCP socket, for the connection upgrade. */
-    private SetupSocket setupSocket() {
-        return new SetupSocket() {
-            @Override
-            public SocketAddress localAddress() throws IOException {
-                return NioImpl.localPort(delegate) <= 0 ? null : SoviaSocketImpl.this.localAddress();
-            }
-
-            @Override
-            public void bind(SocketAddress local) throws IOException {
-                InetSocketAddress a = (InetSocketAddress) local;
-                NioImpl.bind(delegate, a.getAddress(), a.getPort());
-                syncFields();
-            }
-
-            @Override
-            public SocketAddress remoteAddress() {
-                return new InetSocketAddress(address, port);
-            }
-
-            @Override
-            public Map<SocketOption<?>, Object> options() {
-                return NioImpl.options(delegate);
-            }
-
-            @Override
-            public void close() throws IOException {
-                NioImpl.close(delegate);
-            }
-        };
+    /** The connection runs on {@code s} from now on (null: it stays on TCP). */
+    private void runOn(SessionBackend s) {
+        if (s != null) {
+            sessionCloser = DroppedSockets.watch(this, s);
+            session = s;
+        }
     }
 
     private InetSocketAddress localAddress() throws SocketException {
-        return new InetSocketAddress((InetAddress) NioImpl.getOption(delegate, SocketOptions.SO_BINDADDR), localport);
+        return DelegateSetup.localAddressOf(delegate);
     }
 
     @Override
@@ -148,7 +126,7 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
         SessionBackend session = claim(new InetSocketAddress(accepted.address, accepted.port),
                 accepted.localAddress(), accepted.delegate);
         if (session != null) {
-            accepted.session = session;
+            accepted.runOn(session);
             NioImpl.close(accepted.delegate);
         }
         SoviaStats.connection(session == null ? PathKind.TCP : session.path());
@@ -205,9 +183,8 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
     @Override
     protected void close() throws IOException {
         closed = true;
-        SessionBackend s = session;
-        if (s != null) {
-            s.close();
+        if (session != null) {
+            sessionCloser.clean();
         } else {
             NioImpl.close(delegate);
         }

@@ -1,0 +1,56 @@
+package io.sovia.spi.net;
+
+import io.sovia.spi.backend.SetupSocket;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.SocketOption;
+import java.net.SocketOptions;
+import java.util.Map;
+
+/**
+ * A java.net socket's TCP setup, the JDK impl its {@link SoviaSocketImpl} delegates to, for the
+ * connection upgrade. It holds the delegate only, never the Sovia impl: the session keeps it to close the
+ * setup socket at the end, and a reference back would keep a dropped socket from ever being collected.
+ */
+final class DelegateSetup implements SetupSocket {
+    private final java.net.SocketImpl delegate;
+
+    DelegateSetup(java.net.SocketImpl delegate) {
+        this.delegate = delegate;
+    }
+
+    @Override
+    public SocketAddress localAddress() throws IOException {
+        return NioImpl.localPort(delegate) <= 0 ? null : localAddressOf(delegate);
+    }
+
+    /** The bound address of a JDK impl: after a connect, the one the kernel chose. */
+    static InetSocketAddress localAddressOf(java.net.SocketImpl impl) throws java.net.SocketException {
+        return new InetSocketAddress((InetAddress) NioImpl.getOption(impl, SocketOptions.SO_BINDADDR),
+                NioImpl.localPort(impl));
+    }
+
+    @Override
+    public void bind(SocketAddress local) throws IOException {
+        InetSocketAddress a = (InetSocketAddress) local;
+        NioImpl.bind(delegate, a.getAddress(), a.getPort());
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+        return new InetSocketAddress(NioImpl.address(delegate), NioImpl.port(delegate));
+    }
+
+    @Override
+    public Map<SocketOption<?>, Object> options() {
+        return NioImpl.options(delegate);
+    }
+
+    @Override
+    public void close() throws IOException {
+        NioImpl.close(delegate);
+    }
+}
