@@ -86,4 +86,28 @@ class SelectorRegistrationIT extends SoviaTestBase {
             assertArrayEquals(new byte[] {4}, one.array());
         }
     }
+
+    /**
+     * Interest set while another thread selects counts from the next selection at the latest (the JDK applies it
+     * there, without waking the running one), and then for a channel that was already readable.
+     */
+    @TransportTest
+    void interestSetDuringSelectCountsFromTheNextSelection(Transport transport) throws Exception {
+        try (NioPair pair = NioPair.open(transport); Selector selector = Selector.open()) {
+            SocketChannel channel = pair.accepted();
+            channel.configureBlocking(false);
+            SelectionKey key = channel.register(selector, 0);
+            pair.client().write(ByteBuffer.wrap(new byte[] {7}));
+            Async<Integer> selecting = Async.start("selector", () -> selector.select(Io.WAIT_MILLIS));
+            selecting.awaitBlockedIn("select");
+            key.interestOps(SelectionKey.OP_READ);
+            selector.wakeup();
+            selecting.get();
+            if (!key.isReadable()) {
+                assertEquals(1, selector.select(Io.WAIT_MILLIS), "the next selection applies the new interest");
+            }
+            assertTrue(key.isReadable());
+            assertEquals(7, Io.readOne(selector, key));
+        }
+    }
 }

@@ -21,8 +21,13 @@ import java.util.Map;
  * <p>Threading: any thread may start agents and add exit steps; the exit sequence runs once.
  */
 public final class Lifecycle {
-    /** How long the exit waits for one agent to stop before interrupting it again. */
-    private static final int AGENT_CLOSE_RETRY_MILLIS = 1_000;
+    /**
+     * How long the exit waits for an agent to see it must stop before interrupting it, which ends its
+     * park or select; it is interrupted again after each such wait.
+     */
+    private static final int AGENT_STOP_WAIT_MILLIS = 10;
+    /** Waits after which an agent that has not stopped is reported (about a second). */
+    private static final int AGENT_STOP_REPORT = 100;
 
     /** Exit steps by stage, in the order they were added; guarded by the class. */
     private static final Map<ExitStage, List<Runnable>> STEPS = new EnumMap<>(ExitStage.class);
@@ -99,8 +104,12 @@ public final class Lifecycle {
     private static void stopAgents() {
         AgentRunner runner;
         while ((runner = nextToStop()) != null) {
-            runner.close(AGENT_CLOSE_RETRY_MILLIS, stuck -> SoviaLog.warn("thread " + stuck.getName()
-                    + " does not stop; the JVM exits without it", null));
+            int[] waits = {0};
+            runner.close(AGENT_STOP_WAIT_MILLIS, stuck -> {
+                if (++waits[0] == AGENT_STOP_REPORT) {
+                    SoviaLog.warn("thread " + stuck.getName() + " is slow to stop at exit", null);
+                }
+            });
         }
     }
 
