@@ -14,8 +14,8 @@ import java.util.Map;
 
 /**
  * The one lifecycle of Sovia in a JVM: its JVM-wide threads run as Agrona {@link Agent}s, each under an
- * {@link AgentRunner} (Aeron's model: an agent that throws is logged and keeps running, no Sovia thread
- * dies), started on first use; and one exit sequence runs their close and every component's exit step
+ * {@link AgentRunner} (Aeron's model), guarded so that whatever a round throws is logged and the agent
+ * keeps running: no Sovia thread dies. Agents start on first use; and one exit sequence runs their close and every component's exit step
  * in {@link ExitStage} order, after the application's own shutdown hooks ({@link ExitHook}).
  *
  * <p>Threading: any thread may start agents and add exit steps; the exit sequence runs once.
@@ -54,7 +54,7 @@ public final class Lifecycle {
      */
     public static synchronized Thread start(Agent agent, IdleStrategy idle) {
         hook();
-        AgentRunner runner = new AgentRunner(idle, Lifecycle::agentError, null, agent);
+        AgentRunner runner = new AgentRunner(idle, Lifecycle::agentError, null, new GuardedAgent(agent));
         Thread thread = AgentRunner.startOnThread(runner, r -> {
             Thread t = new Thread(r, agent.roleName());
             t.setDaemon(true);
