@@ -25,7 +25,7 @@ class FlowControlIT extends SoviaTestBase {
     @TransportTest
     void writeEndsWhileReaderMakesNoFurtherCall(Transport transport) throws Exception {
         int total = bytesBeyondBuffers(transport);
-        writeEndsAfterOneRead(transport, total, total / 2);
+        writeEndsAfterOneRead(transport, total, total - bytesLeftAfterRead(transport));
     }
 
     /**
@@ -63,6 +63,18 @@ class FlowControlIT extends SoviaTestBase {
             assertArrayEquals(Arrays.copyOf(sent, read), first);
             assertArrayEquals(Arrays.copyOfRange(sent, read, total), rest);
         }
+    }
+
+    /**
+     * What the reader leaves unread: over the engine half the write, which its buffers hold; over TCP only 256 KiB,
+     * because how much a new loopback connection holds depends on how far the kernel's autotuning has grown its
+     * buffers (the send buffer stops at tcp_wmem's 4 MiB here), so half of 8 MiB does not always fit.
+     */
+    private static int bytesLeftAfterRead(Transport transport) {
+        if (Boolean.getBoolean("sovia.it.plain") || transport.path() == PathKind.TCP) {
+            return 256 * 1024;
+        }
+        return bytesBeyondBuffers(transport) / 2;
     }
 
     /**
