@@ -190,9 +190,8 @@ public final class SessionBackend implements SocketBackend {
     }
 
     private void await(BooleanSupplier ready, long deadline) throws IOException {
-        boolean virtual = VirtualThreads.current();
-        if (!waiter.await(session.waiters(), ready, closedCheck, deadline, interruptible || virtual)) {
-            endedWait(virtual);
+        if (!waiter.await(session.waiters(), ready, closedCheck, deadline, interruptible)) {
+            endedWait();
         }
     }
 
@@ -202,7 +201,7 @@ public final class SessionBackend implements SocketBackend {
      * channel's while it selects); the channel closes itself on this exception, as the JDK's would.
      * java.net on a virtual thread gets what the JDK's impl throws there.
      */
-    private void endedWait(boolean virtual) throws IOException {
+    private void endedWait() throws IOException {
         if (closed) {
             throw new AsynchronousCloseException();
         }
@@ -210,7 +209,7 @@ public final class SessionBackend implements SocketBackend {
             if (interruptible) {
                 throw new ClosedByInterruptException();
             }
-            if (virtual) {
+            if (VirtualThreads.current()) {
                 throw new InterruptedIOException();
             }
         }

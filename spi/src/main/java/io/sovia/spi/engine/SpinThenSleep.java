@@ -35,8 +35,8 @@ public final class SpinThenSleep {
      *
      * @param deadline    {@link System#nanoTime()} deadline, or 0 for none
      * @param interruptible whether an interrupt ends the wait (channels: their interruptor then closes
-     *                      them; java.net on a virtual thread); when false (java.net on a platform thread),
-     *                      the interrupt status is kept for later
+     *                      them); when false (java.net), the interrupt status is kept for later, except on a
+     *                      virtual thread, where the JDK's java.net ends a blocked call on an interrupt too
      * @return true if ready, false on timeout or stop
      */
     public boolean await(SessionWaiters waiters, BooleanSupplier ready, BooleanSupplier stop, long deadline,
@@ -52,14 +52,17 @@ public final class SpinThenSleep {
                 if (ready.getAsBoolean()) {
                     return true;
                 }
-                if (stop.getAsBoolean() || expired(deadline) || (interruptible && Thread.currentThread().isInterrupted())) {
+                if (stop.getAsBoolean() || expired(deadline)
+                        || (Thread.currentThread().isInterrupted() && (interruptible || VirtualThreads.current()))) {
                     return false;
                 }
                 idle.idle();
             }
             Thread me = Thread.currentThread();
+            boolean virtual = VirtualThreads.current();
+            boolean endsOnInterrupt = interruptible || virtual;
             SelectableChannel doorbell = waiters.doorbell();
-            Selector selector = doorbell == null || VirtualThreads.current() ? null : DoorbellSleep.selector();
+            Selector selector = doorbell == null || virtual ? null : DoorbellSleep.selector();
             while (true) {
                 if (selector != null) {
                     try {
@@ -79,7 +82,7 @@ public final class SpinThenSleep {
                         return false;
                     }
                     if (me.isInterrupted()) {
-                        if (interruptible) {
+                        if (endsOnInterrupt) {
                             return false;
                         }
                         Thread.interrupted();
