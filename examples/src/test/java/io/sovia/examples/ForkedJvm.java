@@ -94,12 +94,13 @@ final class ForkedJvm implements AutoCloseable {
      * @param classpath   the class path, or null for this JVM's own without the agent
      * @param workDir     the working directory, or null for this JVM's
      * @param stats       the agent's statistics file, or null
+     * @param javaHome    the JDK to run, or null for this JVM's
      */
     record Options(List<String> prefix, List<String> jvmFlags, Map<String, String> environment, String classpath,
-            Path workDir, Path stats) {
+            Path workDir, Path stats, Path javaHome) {
 
         static Options flags(List<String> jvmFlags, Path stats) {
-            return new Options(List.of(), jvmFlags, Map.of(), null, null, stats);
+            return new Options(List.of(), jvmFlags, Map.of(), null, null, stats, null);
         }
 
         /** With the agent on the command line, writing its statistics to {@code stats}. */
@@ -114,35 +115,41 @@ final class ForkedJvm implements AutoCloseable {
         }
 
         Options withPrefix(List<String> words) {
-            return new Options(words, jvmFlags, environment, classpath, workDir, stats);
+            return new Options(words, jvmFlags, environment, classpath, workDir, stats, javaHome);
         }
 
         Options withEnvironment(Map<String, String> variables) {
-            return new Options(prefix, jvmFlags, variables, classpath, workDir, stats);
+            return new Options(prefix, jvmFlags, variables, classpath, workDir, stats, javaHome);
         }
 
         Options withClasspath(String path) {
-            return new Options(prefix, jvmFlags, environment, path, workDir, stats);
+            return new Options(prefix, jvmFlags, environment, path, workDir, stats, javaHome);
         }
 
         Options withWorkDir(Path dir) {
-            return new Options(prefix, jvmFlags, environment, classpath, dir, stats);
+            return new Options(prefix, jvmFlags, environment, classpath, dir, stats, javaHome);
+        }
+
+        /** Runs the JDK at {@code home} instead of this JVM's. */
+        Options withJavaHome(Path home) {
+            return new Options(prefix, jvmFlags, environment, classpath, workDir, stats, home);
         }
 
         Options withStats(Path file) {
-            return new Options(prefix, jvmFlags, environment, classpath, workDir, file);
+            return new Options(prefix, jvmFlags, environment, classpath, workDir, file, javaHome);
         }
     }
 
     /** Starts {@code app} as {@code options} say. */
     static ForkedJvm start(Path dir, String name, Options options, Class<?> app, String... args) throws IOException {
         List<String> command = new ArrayList<>(options.prefix());
-        command.add(javaCommand());
+        Path javaHome = options.javaHome() != null ? options.javaHome() : Path.of(System.getProperty("java.home"));
+        command.add(javaHome.resolve("bin").resolve("java").toString());
         command.add("-cp");
         command.add(options.classpath() != null ? options.classpath() : appClasspath());
         // Both only silence warnings of JDK 22+/24+ about native access and sun.misc.Unsafe, which the
         // agent's libraries (and Netty) use; given to the plain run too so the runs differ by the agent alone.
-        int feature = Runtime.version().feature();
+        int feature = Jdks.feature(javaHome);
         if (feature >= 22) {
             command.add("--enable-native-access=ALL-UNNAMED");
         }
@@ -175,11 +182,6 @@ final class ForkedJvm implements AutoCloseable {
         }
         String shown = (options.environment().isEmpty() ? "" : options.environment() + " ") + String.join(" ", brief);
         return new ForkedJvm(app.getSimpleName() + " " + name, List.of(shown), builder.start(), out, err, options.stats());
-    }
-
-    /** The {@code java} launcher of this JVM. */
-    static String javaCommand() {
-        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
     /** The agent jar the tests attach. */

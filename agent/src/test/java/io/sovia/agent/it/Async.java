@@ -28,21 +28,30 @@ public final class Async<T> {
     private final CompletableFuture<T> outcome = new CompletableFuture<>();
     private final Thread thread;
 
-    private Async(String name, Body<T> body) {
-        thread = new Thread(() -> {
+    private Async(String name, Body<T> body, boolean virtual) {
+        Runnable run = () -> {
             try {
                 outcome.complete(body.run());
             } catch (Throwable t) {
                 outcome.completeExceptionally(t);
             }
-        }, name);
-        // A body stuck in a broken implementation must not keep the test JVM alive.
+        };
+        // virtual threads are daemons; a body stuck in a broken implementation must not keep the test JVM alive
+        thread = virtual ? VirtualThreads.unstarted(name, run) : new Thread(run, name);
         thread.setDaemon(true);
     }
 
     /** Starts {@code body} on a new daemon thread. */
     public static <T> Async<T> start(String name, Body<T> body) {
-        Async<T> async = new Async<>(name, body);
+        return started(new Async<>(name, body, false));
+    }
+
+    /** Starts {@code body} on a new virtual thread (JDK 21+; the scenario is skipped before). */
+    public static <T> Async<T> startVirtual(String name, Body<T> body) {
+        return started(new Async<>(name, body, true));
+    }
+
+    private static <T> Async<T> started(Async<T> async) {
         async.thread.start();
         return async;
     }

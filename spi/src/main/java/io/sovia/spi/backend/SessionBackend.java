@@ -4,9 +4,11 @@ import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.engine.Session;
 import io.sovia.spi.engine.SessionService;
 import io.sovia.spi.engine.SpinThenSleep;
+import io.sovia.spi.engine.VirtualThreads;
 import io.sovia.spi.transport.PathKind;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.SocketException;
@@ -31,7 +33,9 @@ import java.util.function.BooleanSupplier;
  *
  * <p>Blocking calls wait with {@link SpinThenSleep}. Interruption is the owner's business: a channel
  * owner ({@code interruptible}) has its interruptor close the backend, which ends the wait with
- * {@link AsynchronousCloseException}; a java.net owner is not interruptible, as the JDK's own impl.
+ * {@link AsynchronousCloseException}; a java.net owner is not interruptible on a platform thread, as the
+ * JDK's own impl, and on a virtual thread throws {@link InterruptedIOException}, as the JDK's impl does
+ * there, which {@code java.net.Socket} turns into closing the socket and "Closed by interrupt".
  * Socket options the engine does not use are kept so apps read back what they set.
  */
 public final class SessionBackend implements SocketBackend {
@@ -178,28 +182,36 @@ public final class SessionBackend implements SocketBackend {
     }
 
     private void awaitReadable(long deadline) throws IOException {
-        if (!waiter.await(session.waiters(), readable, closedCheck, deadline, interruptible)) {
-            endedWait();
-        }
+        await(readable, deadline);
     }
 
     private void awaitWritable() throws IOException {
-        if (!waiter.await(session.waiters(), writable, closedCheck, 0, interruptible)) {
+        await(writable, 0);
+    }
+
+    private void await(BooleanSupplier ready, long deadline) throws IOException {
+        if (!waiter.await(session.waiters(), ready, closedCheck, deadline, interruptible)) {
             endedWait();
         }
     }
 
     /**
-     * A wait ended unready: by a close, or by an interrupt that the channel's own interruptor never saw,
+     * A wait ended unready: by a close, or by an interrupt. A channel's interruptor may not have seen it,
      * because it came while the thread slept in a selector (whose interruptor stands in for the
      * channel's while it selects); the channel closes itself on this exception, as the JDK's would.
+     * java.net on a virtual thread gets what the JDK's impl throws there.
      */
     private void endedWait() throws IOException {
         if (closed) {
             throw new AsynchronousCloseException();
         }
-        if (interruptible && Thread.currentThread().isInterrupted()) {
-            throw new ClosedByInterruptException();
+        if (Thread.currentThread().isInterrupted()) {
+            if (interruptible) {
+                throw new ClosedByInterruptException();
+            }
+            if (VirtualThreads.current()) {
+                throw new InterruptedIOException();
+            }
         }
     }
 

@@ -4,6 +4,7 @@ import java.nio.channels.SelectableChannel;
 import java.nio.channels.Selector;
 import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Who sleeps on one session: parked threads, sleeping selectors, and the service thread's waker when
@@ -13,33 +14,53 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class SessionWaiters {
     private final Link link;
-    /** Threads and selectors; guarded by {@code this}. Wake-ups are rare, so a copied array is fine. */
-    private Object[] sleepers = new Object[0];
+    /**
+     * Guards changes of {@link #sleepers} with the link's arming. A lock, not a monitor: a virtual thread
+     * that waits for a monitor holds its carrier on JDK 21-23.
+     */
+    private final ReentrantLock lock = new ReentrantLock();
+    /**
+     * Threads, selectors and wakers; replaced under {@link #lock}, read by {@link #wakeAll()} without it.
+     * Wake-ups are rare, so a copied array is fine.
+     */
+    private volatile Object[] sleepers = new Object[0];
 
     SessionWaiters(Link link) {
         this.link = link;
     }
 
     /** Registers {@code sleeper} (a Thread, Selector or Runnable) and arms the link. Re-check for work afterwards. */
-    public synchronized void add(Object sleeper) {
-        sleepers = Arrays.copyOf(sleepers, sleepers.length + 1);
-        sleepers[sleepers.length - 1] = sleeper;
-        link.arm(true);
+    public void add(Object sleeper) {
+        lock.lock();
+        try {
+            Object[] more = Arrays.copyOf(sleepers, sleepers.length + 1);
+            more[more.length - 1] = sleeper;
+            sleepers = more;
+            link.arm(true);
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Removes one registration of {@code sleeper}; disarms the link when nobody is left. */
-    public synchronized void remove(Object sleeper) {
-        for (int i = 0; i < sleepers.length; i++) {
-            if (sleepers[i] == sleeper) {
-                Object[] rest = new Object[sleepers.length - 1];
-                System.arraycopy(sleepers, 0, rest, 0, i);
-                System.arraycopy(sleepers, i + 1, rest, i, rest.length - i);
-                sleepers = rest;
-                break;
+    public void remove(Object sleeper) {
+        lock.lock();
+        try {
+            Object[] now = sleepers;
+            for (int i = 0; i < now.length; i++) {
+                if (now[i] == sleeper) {
+                    Object[] rest = new Object[now.length - 1];
+                    System.arraycopy(now, 0, rest, 0, i);
+                    System.arraycopy(now, i + 1, rest, i, rest.length - i);
+                    sleepers = rest;
+                    break;
+                }
             }
-        }
-        if (sleepers.length == 0) {
-            link.arm(false);
+            if (sleepers.length == 0) {
+                link.arm(false);
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -55,11 +76,7 @@ public final class SessionWaiters {
 
     /** Wakes every sleeper; they re-check their condition. */
     public void wakeAll() {
-        Object[] snapshot;
-        synchronized (this) {
-            snapshot = sleepers;
-        }
-        for (Object sleeper : snapshot) {
+        for (Object sleeper : sleepers) {
             if (sleeper instanceof Thread) {
                 LockSupport.unpark((Thread) sleeper);
             } else if (sleeper instanceof Selector) {

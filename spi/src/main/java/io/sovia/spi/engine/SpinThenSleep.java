@@ -16,6 +16,11 @@ import java.util.function.BooleanSupplier;
  * re-check, and sleep until rung: in the kernel on the link's doorbell channel when it has one
  * ({@link DoorbellSleep}), else parked. A wake-up across cores costs tens of microseconds on a VM, so the spin
  * covers a typical request/response turn.
+ *
+ * <p>A virtual thread always parks: a JDK selector blocks its carrier on JDK 21-23, and one selector per
+ * virtual thread would cost two descriptors for each of thousands of threads. Whoever wakes the session
+ * (the writer on a jvm link, the doorbell thread on an shm link) unparks it. Its spin yields, so it hands
+ * its carrier to other virtual threads while it waits.
  */
 public final class SpinThenSleep {
     private final long spinNanos;
@@ -30,7 +35,8 @@ public final class SpinThenSleep {
      *
      * @param deadline    {@link System#nanoTime()} deadline, or 0 for none
      * @param interruptible whether an interrupt ends the wait (channels: their interruptor then closes
-     *                      them); when false (java.net), the interrupt status is kept for later
+     *                      them); when false (java.net), the interrupt status is kept for later, except on a
+     *                      virtual thread, where the JDK's java.net ends a blocked call on an interrupt too
      * @return true if ready, false on timeout or stop
      */
     public boolean await(SessionWaiters waiters, BooleanSupplier ready, BooleanSupplier stop, long deadline,
@@ -46,14 +52,17 @@ public final class SpinThenSleep {
                 if (ready.getAsBoolean()) {
                     return true;
                 }
-                if (stop.getAsBoolean() || expired(deadline) || (interruptible && Thread.currentThread().isInterrupted())) {
+                if (stop.getAsBoolean() || expired(deadline)
+                        || (Thread.currentThread().isInterrupted() && (interruptible || VirtualThreads.current()))) {
                     return false;
                 }
                 idle.idle();
             }
             Thread me = Thread.currentThread();
+            boolean virtual = VirtualThreads.current();
+            boolean endsOnInterrupt = interruptible || virtual;
             SelectableChannel doorbell = waiters.doorbell();
-            Selector selector = doorbell == null ? null : DoorbellSleep.selector();
+            Selector selector = doorbell == null || virtual ? null : DoorbellSleep.selector();
             while (true) {
                 if (selector != null) {
                     try {
@@ -73,7 +82,7 @@ public final class SpinThenSleep {
                         return false;
                     }
                     if (me.isInterrupted()) {
-                        if (interruptible) {
+                        if (endsOnInterrupt) {
                             return false;
                         }
                         Thread.interrupted();
