@@ -7,9 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.DatagramChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Selector.wakeup, interrupt and close against a selector that has an idle connection registered, so a select
@@ -19,6 +24,9 @@ class SelectorWakeupIT extends SoviaTestBase {
 
     /** Long enough that returning well before it can only be a wakeup, never the timeout. */
     private static final long LONG_SELECT_MILLIS = 10_000;
+    private static final int WAKEUP_ROUNDS = 20_000;
+    /** Twice the default spin budget, so wakeups land in the spin, at its end and in the sleep after it. */
+    private static final long WAKEUP_SPREAD_NANOS = 100_000;
 
     @TransportTest
     void wakeupBeforeSelectMakesOnlyTheNextSelectReturn(Transport transport) throws IOException {
@@ -97,6 +105,43 @@ class SelectorWakeupIT extends SoviaTestBase {
             } finally {
                 selector.close();
             }
+        }
+    }
+
+    /**
+     * Wakeups at every moment of a selection, with a kernel channel registered beside the connection: a user-level
+     * key makes each select spin for the spin budget (polling the kernel keys too) before it sleeps, and a wakeup
+     * landing in any step of that must still end the select. A lost one leaves the select asleep for good.
+     */
+    @TransportTest
+    void wakeupsAtAnyMomentOfASelectionAreNeverLost(Transport transport) throws Exception {
+        try (NioPair pair = NioPair.open(transport); Selector selector = idleSelector(pair);
+                DatagramChannel kernel = DatagramChannel.open()) {
+            kernel.configureBlocking(false);
+            kernel.register(selector, SelectionKey.OP_READ);
+            AtomicLong selections = new AtomicLong();
+            AtomicBoolean stop = new AtomicBoolean();
+            Async<Void> selecting = Async.start("selecting", () -> {
+                while (!stop.get()) {
+                    selector.select();
+                    selections.incrementAndGet();
+                }
+                return null;
+            });
+            SplittableRandom random = new SplittableRandom(42);
+            for (int i = 0; i < WAKEUP_ROUNDS; i++) {
+                long before = selections.get();
+                LockSupport.parkNanos(random.nextLong(WAKEUP_SPREAD_NANOS));
+                selector.wakeup();
+                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Io.WAIT_MILLIS);
+                while (selections.get() == before) {
+                    assertTrue(System.nanoTime() - deadline < 0, "wakeup " + i + " was lost: select sleeps on");
+                    Thread.onSpinWait();
+                }
+            }
+            stop.set(true);
+            selector.wakeup();
+            selecting.get();
         }
     }
 

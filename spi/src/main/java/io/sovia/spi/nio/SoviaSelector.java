@@ -55,8 +55,9 @@ final class SoviaSelector extends AbstractSelector {
     private final long spinNanos = SoviaConfig.spinNanos();
 
     /**
-     * Set by {@link #wakeup()}, cleared when a selection ends. Needed because flushing the inner
-     * selector with {@code selectNow} would swallow a wakeup the app made before selecting.
+     * Set by {@link #wakeup()} before it wakes the inner selector, cleared when a selection ends. Needed
+     * because the selectNow calls a selection makes on the inner selector (flushing an update, spinning)
+     * swallow the inner part of a wakeup.
      */
     private volatile boolean wakeupPending;
     /** What the current selection found ready; selecting thread only. */
@@ -179,8 +180,8 @@ final class SoviaSelector extends AbstractSelector {
      */
     private int doSelect(Consumer<SelectionKey> action, long timeout) throws IOException {
         processDeregistrations();
-        boolean flushed = processUpdates();
-        boolean poll = timeout < 0 || (flushed && wakeupPending);
+        processUpdates();
+        boolean poll = timeout < 0;
         boolean armed = false;
         if (!userKeys.isEmpty()) {
             scanUserKeys();
@@ -198,6 +199,9 @@ final class SoviaSelector extends AbstractSelector {
                 poll = ready.any();
             }
         }
+        // checked after the last internal selectNow (flushing an update, spinning), which may have swallowed the
+        // inner selector's part of a wakeup: the flag is set before that part, so it shows every wakeup
+        poll |= wakeupPending;
         begin();
         try {
             if (poll) {
@@ -328,23 +332,21 @@ final class SoviaSelector extends AbstractSelector {
         }
     }
 
-    /** Applies queued registrations and interest changes; returns whether it flushed the inner selector. */
-    private boolean processUpdates() throws IOException {
-        boolean flushed = false;
+    /** Applies queued registrations and interest changes. */
+    private void processUpdates() throws IOException {
         SoviaSelectionKey key;
         while ((key = updates.poll()) != null) {
             key.clearQueued();
-            flushed |= applyInterest(key);
+            applyInterest(key);
         }
-        return flushed;
     }
 
-    private boolean applyInterest(SoviaSelectionKey key) throws IOException {
+    private void applyInterest(SoviaSelectionKey key) throws IOException {
         SelectableChannel ch = key.channel();
         // The blocking lock orders this against configureBlocking(true), which cancels inner keys.
         synchronized (ch.blockingLock()) {
             if (!key.isValid() || ch.isBlocking()) {
-                return false;
+                return;
             }
             SelectableChannel target = key.pollable().pollChannel();
             boolean user = target == null;
@@ -359,21 +361,19 @@ final class SoviaSelector extends AbstractSelector {
             SelectionKey innerKey = key.innerKey();
             if (innerKey != null && innerKey.isValid() && innerKey.channel() == target) {
                 innerKey.interestOps(ops);
-                return false;
+                return;
             }
             if (innerKey != null) {
                 innerKey.cancel();
                 key.innerKey(null);
             }
             if (target == null) {
-                return false;
+                return;
             }
-            boolean flushed = false;
             SelectionKey stale = target.keyFor(inner);
             if (stale != null && !stale.isValid()) {
                 // A cancelled inner key stays attached to its channel until the inner selector flushes it.
                 inner.selectNow(k -> { });
-                flushed = true;
             }
             try {
                 key.innerKey(target.register(inner, ops, user ? new Doorbell(key) : key));
@@ -384,7 +384,6 @@ final class SoviaSelector extends AbstractSelector {
                     key.cancel();
                 }
             }
-            return flushed;
         }
     }
 
