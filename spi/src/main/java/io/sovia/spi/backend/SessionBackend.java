@@ -45,7 +45,7 @@ public final class SessionBackend implements SocketBackend {
     private final InetSocketAddress remote;
     private final AutoCloseable setup;
     private final boolean interruptible;
-    private final SpinThenSleep waiter = new SpinThenSleep(SoviaConfig.spinNanos());
+    private final SpinThenSleep waiter = new SpinThenSleep(SoviaConfig.spinNanos(), SoviaConfig.spinYieldsToBusyCores());
     private final Map<SocketOption<?>, Object> options = new ConcurrentHashMap<>();
     private final Set<SocketOption<?>> supported;
     private final BooleanSupplier readable;

@@ -21,6 +21,10 @@ public final class EngineCounters {
     public static final LongAdder DOORBELLS = new LongAdder();
     /** Times a waiting thread spun through its budget and went to sleep until rung. */
     public static final LongAdder SLEEPS = new LongAdder();
+    /** Spins ended because a yield ran another thread for long: the core was not free. */
+    public static final LongAdder CONTENDED_SPINS = new LongAdder();
+    /** Waits that slept without spinning because cores were busy ({@link FreeCores}). */
+    public static final LongAdder SPINS_SKIPPED = new LongAdder();
 
     private EngineCounters() {
     }
@@ -30,6 +34,7 @@ public final class EngineCounters {
         return "{\"retransmits\": " + RETRANSMITS.sum() + ", \"outOfOrder\": " + OUT_OF_ORDER.sum()
                 + ", \"badTokens\": " + BAD_TOKENS.sum() + ", \"protocolErrors\": " + PROTOCOL_ERRORS.sum()
                 + ", \"resets\": " + RESETS.sum() + ", \"doorbells\": " + DOORBELLS.sum()
-                + ", \"sleeps\": " + SLEEPS.sum() + "}";
+                + ", \"sleeps\": " + SLEEPS.sum() + ", \"contendedSpins\": " + CONTENDED_SPINS.sum()
+                + ", \"spinsSkipped\": " + SPINS_SKIPPED.sum() + "}";
     }
 }

@@ -1,9 +1,5 @@
 package io.sovia.spi.engine;
 
-import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.IdleStrategy;
-import org.agrona.concurrent.YieldingIdleStrategy;
-
 import java.io.IOException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.Selector;
@@ -11,8 +7,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /**
- * How a thread waits for a session (DESIGN section 3): spin for a budget with an Agrona
- * {@link IdleStrategy} that soon yields (so a peer on the same core still runs), then arm the doorbell,
+ * How a thread waits for a session (DESIGN section 3): spin for a budget with a {@link SpinYield} that soon
+ * yields (so a peer on the same core still runs), while a core is free ({@link FreeCores}), then arm the doorbell,
  * re-check, and sleep until rung: in the kernel on the link's doorbell channel when it has one
  * ({@link DoorbellSleep}), else parked. A wake-up across cores costs tens of microseconds on a VM, so the spin
  * covers a typical request/response turn.
@@ -24,10 +20,15 @@ import java.util.function.BooleanSupplier;
  */
 public final class SpinThenSleep {
     private final long spinNanos;
+    private final boolean yieldToBusyCores;
 
-    /** @param spinNanos how long to spin before sleeping; 0 sleeps at once */
-    public SpinThenSleep(long spinNanos) {
+    /**
+     * @param spinNanos        how long to spin before sleeping; 0 sleeps at once
+     * @param yieldToBusyCores whether to sleep instead once another thread wants the core ({@link FreeCores})
+     */
+    public SpinThenSleep(long spinNanos, boolean yieldToBusyCores) {
         this.spinNanos = spinNanos;
+        this.yieldToBusyCores = yieldToBusyCores;
     }
 
     /**
@@ -46,8 +47,8 @@ public final class SpinThenSleep {
         }
         boolean interrupted = false;
         try {
-            long spinEnd = System.nanoTime() + spinNanos;
-            IdleStrategy idle = idleStrategy();
+            long spinEnd = System.nanoTime() + (!yieldToBusyCores || FreeCores.spinAllowed() ? spinNanos : 0);
+            SpinYield idle = new SpinYield();
             while (System.nanoTime() - spinEnd < 0) {
                 if (ready.getAsBoolean()) {
                     return true;
@@ -55,6 +56,10 @@ public final class SpinThenSleep {
                 if (stop.getAsBoolean() || expired(deadline)
                         || (Thread.currentThread().isInterrupted() && (interruptible || VirtualThreads.current()))) {
                     return false;
+                }
+                if (yieldToBusyCores && idle.contended()) {
+                    idle.giveUp();
+                    break;
                 }
                 idle.idle();
             }
@@ -116,15 +121,6 @@ public final class SpinThenSleep {
                 Thread.currentThread().interrupt();
             }
         }
-    }
-
-    /**
-     * Spin a little, then yield; with one CPU (as {@code taskset} to one core shows it) yield at once:
-     * busy-spinning there only delays the peer that would produce what we wait for.
-     */
-    public static IdleStrategy idleStrategy() {
-        return Runtime.getRuntime().availableProcessors() > 1
-                ? new BackoffIdleStrategy(32, 1_000_000, 1, 1) : new YieldingIdleStrategy();
     }
 
     private static boolean expired(long deadline) {

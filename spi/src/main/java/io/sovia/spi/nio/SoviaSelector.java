@@ -2,8 +2,8 @@ package io.sovia.spi.nio;
 
 import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.config.SoviaLog;
-import io.sovia.spi.engine.SpinThenSleep;
-import org.agrona.concurrent.IdleStrategy;
+import io.sovia.spi.engine.FreeCores;
+import io.sovia.spi.engine.SpinYield;
 
 import java.io.IOException;
 import java.nio.channels.CancelledKeyException;
@@ -53,6 +53,7 @@ final class SoviaSelector extends AbstractSelector {
     /** Keys whose readiness is known at user level (no kernel channel); selecting thread only. */
     private final Set<SoviaSelectionKey> userKeys = new HashSet<>();
     private final long spinNanos = SoviaConfig.spinNanos();
+    private final boolean yieldToBusyCores = SoviaConfig.spinYieldsToBusyCores();
 
     /**
      * Set by {@link #wakeup()} before it wakes the inner selector, cleared when a selection ends. Needed
@@ -226,12 +227,12 @@ final class SoviaSelector extends AbstractSelector {
      * interrupt; returns whether to stop waiting.
      */
     private boolean spinForReadiness(long timeout, long start) throws IOException {
-        if (timeout < 0 || spinNanos == 0) {
+        if (timeout < 0 || spinNanos == 0 || yieldToBusyCores && !FreeCores.spinAllowed()) {
             return timeout < 0;
         }
         boolean timesOut = timeout > 0 && timeout * 1_000_000 <= spinNanos;
         long end = start + (timesOut ? timeout * 1_000_000 : spinNanos);
-        IdleStrategy idle = SpinThenSleep.idleStrategy();
+        SpinYield idle = new SpinYield();
         boolean kernelKeys = userKeys.size() < keys.size();
         while (System.nanoTime() - end < 0) {
             if (wakeupPending || Thread.currentThread().isInterrupted()) {
@@ -243,6 +244,10 @@ final class SoviaSelector extends AbstractSelector {
             scanUserKeys();
             if (ready.any()) {
                 return true;
+            }
+            if (yieldToBusyCores && idle.contended()) {
+                idle.giveUp();
+                return false;
             }
             idle.idle();
         }
