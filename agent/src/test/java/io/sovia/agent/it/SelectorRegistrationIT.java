@@ -15,9 +15,11 @@ import java.nio.channels.CancelledKeyException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
+import java.util.concurrent.TimeUnit;
 
 /** How channels move between selectors and blocking mode, and a channel registered with two selectors. */
 class SelectorRegistrationIT extends SoviaTestBase {
+    private static final long QUIET_SELECT_MILLIS = 500;
 
     /** The pattern of the JDK's HttpServer: leave the selector for a blocking exchange, then come back to it. */
     @TransportTest
@@ -108,6 +110,30 @@ class SelectorRegistrationIT extends SoviaTestBase {
             }
             assertTrue(key.isReadable());
             assertEquals(7, Io.readOne(selector, key));
+        }
+    }
+
+    /**
+     * Data arriving for a key that has no read interest does not end a select, as the kernel's epoll does not
+     * report it: the select runs to its timeout. (On a user-level connection the data rings a doorbell the select
+     * sleeps on; that alone must not make it return.)
+     */
+    @TransportTest
+    void dataWithoutInterestDoesNotEndASelect(Transport transport) throws Exception {
+        try (NioPair pair = NioPair.open(transport); Selector selector = Selector.open()) {
+            SocketChannel channel = pair.accepted();
+            channel.configureBlocking(false);
+            channel.register(selector, 0);
+            Async<Long> selecting = Async.start("selector", () -> {
+                long start = System.nanoTime();
+                assertEquals(0, selector.select(QUIET_SELECT_MILLIS));
+                return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            });
+            selecting.awaitBlockedIn("select");
+            pair.client().write(ByteBuffer.wrap(new byte[] {7}));
+            long took = selecting.get();
+            assertTrue(took >= QUIET_SELECT_MILLIS - 10, () -> "select(" + QUIET_SELECT_MILLIS + ") returned after "
+                    + took + " ms for data on a key without read interest");
         }
     }
 }

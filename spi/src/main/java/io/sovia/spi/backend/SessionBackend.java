@@ -22,7 +22,6 @@ import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -117,11 +116,11 @@ public final class SessionBackend implements SocketBackend {
     }
 
     @Override
-    public void armSelector(Selector selector, boolean arm) {
+    public void armSelector(Runnable wake, boolean arm) {
         if (arm) {
-            session.waiters().add(selector);
+            session.waiters().add(wake);
         } else {
-            session.waiters().remove(selector);
+            session.waiters().remove(wake);
         }
     }
 

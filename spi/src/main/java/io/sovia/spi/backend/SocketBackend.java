@@ -38,10 +38,10 @@ public interface SocketBackend {
     }
 
     /**
-     * For a backend without a poll channel: registers ({@code true}) or removes a selector to be woken
+     * For a backend without a poll channel: registers ({@code true}) or removes a selector's wake action, run
      * when readiness may have changed.
      */
-    default void armSelector(java.nio.channels.Selector selector, boolean arm) {
+    default void armSelector(Runnable wake, boolean arm) {
     }
 
     /** See {@code Pollable.doorbell}: the channel a selector may sleep on for this backend, or null. */

@@ -30,7 +30,7 @@ final class PassThrough implements Pollable {
     }
 
     @Override
-    public void armSelector(java.nio.channels.Selector selector, boolean arm) {
+    public void armSelector(Runnable wake, boolean arm) {
         // readiness comes from the kernel
     }
 }

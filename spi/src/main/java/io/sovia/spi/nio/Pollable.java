@@ -16,8 +16,12 @@ interface Pollable {
     /** When {@link #pollChannel()} is null: which of {@code interestOps} are ready now. */
     int readyOps(int interestOps);
 
-    /** When {@link #pollChannel()} is null: registers or removes a selector to wake on readiness changes. */
-    void armSelector(java.nio.channels.Selector selector, boolean arm);
+    /**
+     * When {@link #pollChannel()} is null: registers or removes a selector's wake action, run on readiness
+     * changes. Not {@link java.nio.channels.Selector#wakeup()}: a readiness change is no app wakeup, and must not
+     * end a select when the key is not ready for its interest.
+     */
+    void armSelector(Runnable wake, boolean arm);
 
     /**
      * When {@link #pollChannel()} is null: a kernel channel, readable when the peer rings, for the

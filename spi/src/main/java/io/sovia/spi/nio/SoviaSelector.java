@@ -54,6 +54,11 @@ final class SoviaSelector extends AbstractSelector {
     private final Set<SoviaSelectionKey> userKeys = new HashSet<>();
     private final long spinNanos = SoviaConfig.spinNanos();
     private final boolean yieldToBusyCores = SoviaConfig.spinYieldsToBusyCores();
+    /**
+     * What an armed user-level connection runs when its readiness may have changed: wakes the inner selector
+     * only, so the round ends and scans, and the selection goes on unless a key turned ready.
+     */
+    private final Runnable linkWake;
 
     /**
      * Set by {@link #wakeup()} before it wakes the inner selector, cleared when a selection ends. Needed
@@ -70,6 +75,7 @@ final class SoviaSelector extends AbstractSelector {
         super(provider);
         this.jdkProvider = jdkProvider;
         this.inner = jdkProvider.openSelector();
+        this.linkWake = inner::wakeup;
     }
 
     @Override
@@ -174,12 +180,35 @@ final class SoviaSelector extends AbstractSelector {
     }
 
     /**
-     * One selection. With user-level keys: scan them; if none is ready (selected already or not, see
-     * {@link ReadyKeys}), spin (scanning, and polling the kernel too) for the spin budget; then arm their
-     * doorbells, scan once more, and sleep in the inner selector, where their doorbell channels wake it
-     * directly (a link without one wakes it through {@link #wakeup()}).
+     * One selection: rounds of {@link #selectRound} until one ends it. A round can wake for nothing the app asked
+     * for (a doorbell rung for a key that is not ready for its interest, such as bytes rung before the app set
+     * it); the JDK's select would not have returned then, so another round sleeps for what is left of the timeout.
      */
     private int doSelect(Consumer<SelectionKey> action, long timeout) throws IOException {
+        long deadline = timeout > 0 ? System.nanoTime() + timeout * 1_000_000 : 0;
+        long roundTimeout = timeout;
+        while (!selectRound(roundTimeout)) {
+            if (deadline != 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    break;
+                }
+                roundTimeout = Math.max(1, (left + 999_999) / 1_000_000);
+            }
+        }
+        processDeregistrations();
+        wakeupPending = false;
+        return ready.deliver(action);
+    }
+
+    /**
+     * One round. With user-level keys: scan them; if none is ready (selected already or not, see
+     * {@link ReadyKeys}), spin (scanning, and polling the kernel too) for the spin budget; then arm their
+     * doorbells, scan once more, and sleep in the inner selector, where their doorbell channels wake it
+     * directly (a link without one wakes it through {@link #linkWake}). Returns whether the selection is over:
+     * a key is ready, it polled, a wakeup or an interrupt came; a timeout is for the caller to see.
+     */
+    private boolean selectRound(long timeout) throws IOException {
         processDeregistrations();
         processUpdates();
         boolean poll = timeout < 0;
@@ -217,9 +246,7 @@ final class SoviaSelector extends AbstractSelector {
                 scanUserKeys();
             }
         }
-        processDeregistrations();
-        wakeupPending = false;
-        return ready.deliver(action);
+        return poll || ready.any() || wakeupPending || Thread.currentThread().isInterrupted();
     }
 
     /**
@@ -267,7 +294,7 @@ final class SoviaSelector extends AbstractSelector {
 
     private void armUserKeys(boolean arm) {
         for (SoviaSelectionKey key : userKeys) {
-            key.pollable().armSelector(this, arm);
+            key.pollable().armSelector(linkWake, arm);
         }
     }
 
@@ -277,7 +304,7 @@ final class SoviaSelector extends AbstractSelector {
             // awake already: disarmed first, so the ring's wake-up does not wake this selector again;
             // the key itself is scanned once the selection is over
             Pollable pollable = doorbell.key().pollable();
-            pollable.armSelector(this, false);
+            pollable.armSelector(linkWake, false);
             if (!pollable.doorbellRung()) {
                 innerKey.cancel();
             }

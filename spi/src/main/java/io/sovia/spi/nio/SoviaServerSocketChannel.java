@@ -195,7 +195,7 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
     }
 
     @Override
-    public void armSelector(java.nio.channels.Selector selector, boolean arm) {
+    public void armSelector(Runnable wake, boolean arm) {
         // readiness comes from the kernel
     }
 

@@ -464,8 +464,8 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
     }
 
     @Override
-    public void armSelector(java.nio.channels.Selector selector, boolean arm) {
-        backend.armSelector(selector, arm);
+    public void armSelector(Runnable wake, boolean arm) {
+        backend.armSelector(wake, arm);
     }
 
     @Override
