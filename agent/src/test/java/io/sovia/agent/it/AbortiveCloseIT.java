@@ -1,10 +1,12 @@
 package io.sovia.agent.it;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,9 +20,8 @@ import java.util.Arrays;
 
 /**
  * Closing with SO_LINGER 0 resets the connection: the peer's next read fails with "Connection reset", as with the
- * JDK over TCP, whether the peer was blocked in that read at the time or reads later. Bytes written just before such
- * a close may be lost (TCP delivers those already received before the reset; Sovia may drop them), so the scenarios
- * only check that what does arrive is what was sent.
+ * JDK over TCP, whether the peer was blocked in that read at the time or reads later. The bytes that arrived before
+ * the reset stay readable before it, as on Linux.
  *
  * <p>Over shm-2jvm the reset passes through the relay, which answers a failed read with an abortive close of its
  * other side.
@@ -99,6 +100,67 @@ class AbortiveCloseIT extends SoviaTestBase {
             } catch (IOException expected) {
                 assertReset(expected);
             }
+        }
+    }
+
+    /**
+     * Linux keeps what arrived before a reset: the reader takes those bytes, then gets the reset, which the JDK's
+     * channel keeps reporting to reads.
+     */
+    @TransportTest
+    void channelReadsWhatArrivedBeforeAReset(Transport transport) throws Exception {
+        try (NioPair pair = NioPair.open(transport)) {
+            byte[] sent = Io.pattern(0, 1000);
+            Io.writeFully(pair.client(), ByteBuffer.wrap(sent));
+            abort(pair.client());
+            SocketChannel peer = pair.accepted();
+            assertArrayEquals(sent, Io.readFully(peer, sent.length), "the bytes sent before the reset");
+            assertReset(Async.start("reader", () -> peer.read(ByteBuffer.allocate(1))).failure());
+            assertReset(Async.start("reader", () -> peer.read(ByteBuffer.allocate(1))).failure());
+        }
+    }
+
+    /** As above over java.net. */
+    @TransportTest
+    void socketReadsWhatArrivedBeforeAReset(Transport transport) throws Exception {
+        try (SocketPair pair = SocketPair.open(transport)) {
+            byte[] sent = Io.pattern(0, 1000);
+            pair.accepted().getOutputStream().write(sent);
+            abort(pair.accepted());
+            InputStream in = pair.client().getInputStream();
+            assertArrayEquals(sent, Io.readFully(in, sent.length), "the bytes sent before the reset");
+            assertReset(Async.start("reader", in::read).failure());
+            assertReset(Async.start("reader", in::read).failure());
+        }
+    }
+
+    /**
+     * Netty's half-close test: the peer writes and resets while this end is not reading; this end's writes then
+     * fail, yet its reads still return what the peer sent before the reset, then end of stream: the write took the
+     * kernel's one report of the reset.
+     */
+    @TransportTest
+    void writeFailsAfterAResetYetTheDataBeforeItIsRead(Transport transport) throws Exception {
+        // a relay's two directions are independent: the write it fails to pass on resets this end before the
+        // other direction has passed the data on, as a TCP proxy would
+        assumeFalse(transport instanceof RelayedTransport, "the relay cannot keep this order");
+        try (NioPair pair = NioPair.open(transport)) {
+            byte[] sent = Io.pattern(0, 100);
+            Io.writeFully(pair.client(), ByteBuffer.wrap(sent));
+            abort(pair.client());
+            SocketChannel peer = pair.accepted();
+            Async<Integer> writer = Async.start("writer", () -> {
+                int writes = 0;
+                while (true) {
+                    peer.write(ByteBuffer.wrap(new byte[] {1}));
+                    writes++;
+                    Thread.sleep(1);
+                }
+            });
+            assertInstanceOf(IOException.class, writer.failure(), "a write after the reset fails");
+            assertTrue(peer.isOpen());
+            assertArrayEquals(sent, Io.readFully(peer, sent.length), "the bytes sent before the reset");
+            assertEquals(-1, peer.read(ByteBuffer.allocate(1)));
         }
     }
 

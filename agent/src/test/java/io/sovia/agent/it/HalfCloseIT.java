@@ -8,9 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 
 /** Half-close: each direction of a connection ends on its own. */
@@ -87,6 +89,64 @@ class HalfCloseIT extends SoviaTestBase {
             assertThrows(SocketException.class, client::getInputStream, "no new stream for a shut-down input");
             client.getOutputStream().write(5);
             assertEquals(5, pair.accepted().getInputStream().read(), "output still works");
+        }
+    }
+
+    @TransportTest
+    void channelShutdownInputEndsABlockedRead(Transport transport) throws Exception {
+        try (NioPair pair = NioPair.open(transport)) {
+            SocketChannel client = pair.client();
+            Async<Integer> reader = Async.start("reader", () -> client.read(ByteBuffer.allocate(10)));
+            reader.awaitBlockedIn("read");
+            client.shutdownInput();
+            assertEquals(-1, reader.get(), "the blocked read returns end of stream");
+            assertTrue(client.isOpen());
+        }
+    }
+
+    @TransportTest
+    void socketShutdownInputEndsABlockedRead(Transport transport) throws Exception {
+        try (SocketPair pair = SocketPair.open(transport)) {
+            InputStream in = pair.client().getInputStream();
+            Async<Integer> reader = Async.start("reader", in::read);
+            reader.awaitBlockedIn("read");
+            pair.client().shutdownInput();
+            assertEquals(-1, reader.get(), "the blocked read returns end of stream");
+            assertFalse(pair.client().isClosed());
+        }
+    }
+
+    /**
+     * A client writes right after connecting, before the server has accepted, then shuts its output down and makes
+     * no other call: the FIN must still go out once the connection is made, as the kernel sends it over TCP.
+     */
+    @TransportTest
+    void shutdownOutputBeforeAcceptStillEndsThePeersInput(Transport transport) throws Exception {
+        try (ServerSocketChannel server = transport.openServerChannel();
+                SocketChannel client = SocketChannel.open(transport.connectAddress(server))) {
+            client.write(ByteBuffer.wrap(new byte[] {1, 2, 3}));
+            client.shutdownOutput();
+            try (SocketChannel accepted = server.accept()) {
+                assertArrayEquals(new byte[] {1, 2, 3}, Io.readFully(accepted, 3));
+                assertEquals(-1, Async.start("reader", () -> accepted.read(ByteBuffer.allocate(1))).get(),
+                        "end of stream after the early bytes");
+            }
+        }
+    }
+
+    /** As above over java.net. */
+    @TransportTest
+    void socketShutdownOutputBeforeAcceptStillEndsThePeersInput(Transport transport) throws Exception {
+        try (ServerSocket server = transport.openServerSocket();
+                Socket client = new Socket()) {
+            client.connect(transport.connectAddress(server));
+            client.getOutputStream().write(new byte[] {1, 2, 3});
+            client.shutdownOutput();
+            try (Socket accepted = server.accept()) {
+                InputStream in = accepted.getInputStream();
+                assertArrayEquals(new byte[] {1, 2, 3}, Io.readFully(in, 3));
+                assertEquals(-1, Async.start("reader", in::read).get(), "end of stream after the early bytes");
+            }
         }
     }
 }

@@ -214,7 +214,7 @@ public final class Session {
         }
     }
 
-    /** Discards what arrives from now on; reads return end of stream. */
+    /** Discards what arrives from now on; reads return end of stream, also those blocked now. */
     public void shutdownInput() {
         lock.lock();
         try {
@@ -222,6 +222,7 @@ public final class Session {
         } finally {
             unlockAndRing();
         }
+        waiters.wakeAll();
     }
 
     /**

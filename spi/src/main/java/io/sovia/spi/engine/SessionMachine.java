@@ -74,6 +74,15 @@ final class SessionMachine {
     /** This end reset the connection (abort, or data after close). */
     private boolean resetSent;
     private IOException failure;
+    /**
+     * The failure is the peer's reset. As on Linux the bytes that arrived before it stay readable, and the
+     * reset is reported once, to whichever call comes first: reads report it for good (the JDK's sockets and
+     * channels remember it), but after a write took it reads end with end of stream, and writes after it get
+     * "Broken pipe".
+     */
+    private boolean peerReset;
+    private boolean resetReported;
+    private boolean resetReportedByWrite;
 
     /**
      * @param timerSet    runs when a timer is set, so the service thread comes to run it
@@ -142,6 +151,12 @@ final class SessionMachine {
             return n;
         }
         if (failure != null) {
+            if (peerReset) {
+                if (resetReportedByWrite) {
+                    return -1;
+                }
+                resetReported = true;
+            }
             throw failure;
         }
         return inState == IN_FIN_RECEIVED || inputShutdown ? -1 : 0;
@@ -155,6 +170,13 @@ final class SessionMachine {
     int write(ByteBuffer src) throws IOException {
         poll();
         if (failure != null) {
+            if (peerReset) {
+                if (resetReported) {
+                    throw new SocketException("Broken pipe");
+                }
+                resetReported = true;
+                resetReportedByWrite = true;
+            }
             throw failure;
         }
         if (outState != OUT_OPEN) {
@@ -199,6 +221,8 @@ final class SessionMachine {
     void abort() {
         appClosed = true;
         if (failure == null) {
+            // bytes combining still holds were written before the close: TCP would have sent them already
+            flush(true);
             sender.sendControl(RST);
             resetSent = true;
             fail(new SocketException("Socket closed"));
@@ -398,7 +422,8 @@ final class SessionMachine {
                 }
                 break;
             case RST:
-                fail(new SocketException("Connection reset"));
+                peerReset = failure == null;
+                fail(new SocketException("Connection reset"), false);
                 break;
             case ACK:
                 if ((f.flags() & FLAG_PROBE) != 0) {
@@ -475,8 +500,14 @@ final class SessionMachine {
         return state == ESTABLISHED || (state == SYN_SENT && retransmitter == null);
     }
 
+    /**
+     * Keeps the credit waker registered while bytes or a FIN wait: for credit, or for the handshake to end (a
+     * client that wrote and shut its output down before the server accepted may make no other call; the
+     * SYN_ACK's ring must then bring someone to send them).
+     */
     private void watchCredit() {
-        sender.watchCredit(failure == null && sender.isStalled() && waitsForCredit());
+        boolean waiting = sender.isStalled() || state == SYN_SENT;
+        sender.watchCredit(failure == null && waiting && waitsForCredit());
     }
 
     /** Whether data or FIN wait for credit, so a lost window update must be probed for. */
