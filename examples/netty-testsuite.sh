@@ -10,7 +10,7 @@
 # Environment: RUNS (default "plain jvm shm"; any of them), SKIP_BUILD=1 (the agent jar is already built).
 # Extra arguments go to Maven, e.g. -Dit.test=SocketEchoTest,SocketRstTest to run some classes only.
 # Takes long (SocketSslEchoTest alone has over a hundred parameter sets): about 30-40 minutes per run here.
-# The Maven module is examples/netty-testsuite; `mvn -B verify -Dnts` adds its bounded selection (jvm and shm).
+# The Maven module is examples/netty-testsuite; `mvn -B verify` runs its bounded selection (jvm and shm).
 # Exit status: 0 when every agent run's connections took its path, whatever Netty's tests found
 # (those are the findings, in examples/netty-testsuite/target/nts/summary.txt); 1 otherwise.
 set -euo pipefail
@@ -36,7 +36,7 @@ rm -rf "$NTS"
 mkdir -p "$(dirname "$LOG")"
 echo "Netty testsuite runs: $RUNS (Maven log: $LOG)"
 # -Dnts.full: every socket class, no sampling; failures do not stop the build, so all runs happen
-mvn -B -pl examples/netty-testsuite -Dnts -Dsovia.examples.standalone -Dnts.full -Dmaven.test.failure.ignore=true \
+mvn -B -pl examples/netty-testsuite -Dsovia.examples.standalone -Dnts.full -Dmaven.test.failure.ignore=true \
   "${flags[@]}" "$@" verify >"$LOG" 2>&1 || { tail -40 "$LOG"; echo "Maven failed (log: $LOG)"; exit 1; }
 grep -E "^\[INFO\] --- failsafe:[^ ]+:integration-test|Tests run:.*in io\.netty|Tests run:.*Fail" "$LOG" |
   sed -e 's/^\[[A-Z]*\] //' || true

@@ -3,10 +3,14 @@ package io.sovia.agent.it;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.sovia.spi.transport.PathKind;
+import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -15,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 class FlowControlIT extends SoviaTestBase {
 
     private static final int MIB = 1024 * 1024;
+    private static final int SMALL_BUFFER = 64 * 1024;
 
     /**
      * The writer's one write is larger than what the connection buffers, so it can only end once the reader has read
@@ -39,6 +44,45 @@ class FlowControlIT extends SoviaTestBase {
         int read = 400 * 1024;
         int total = Integer.getInteger("sovia.rcvbuf", MIB) + Integer.getInteger("sovia.sndbuf", 128 * 1024) + read / 2;
         writeEndsAfterOneRead(transport, total, read);
+    }
+
+    /**
+     * SO_RCVBUF set on the listener and SO_SNDBUF on the client before they connect bound what a writer can have
+     * sent while its reader reads nothing, as the kernel's buffers do over TCP; unset, the engine's defaults (over a
+     * megabyte) would let far more through. Everything written then arrives.
+     */
+    @TransportTest
+    void bufferSizesSetBeforeConnectingBoundWhatGoesUnread(Transport transport) throws Exception {
+        assumeFalse(transport instanceof RelayedTransport, "the relay's own connections buffer as they like");
+        try (ServerSocketChannel server = transport.openServerChannel(); SocketChannel client = SocketChannel.open()) {
+            server.setOption(StandardSocketOptions.SO_RCVBUF, SMALL_BUFFER);
+            client.setOption(StandardSocketOptions.SO_SNDBUF, SMALL_BUFFER / 4);
+            client.connect(transport.connectAddress(server));
+            try (SocketChannel accepted = server.accept()) {
+                client.configureBlocking(false);
+                int unread = writeUntilFull(client);
+                assertTrue(unread < 8 * SMALL_BUFFER, () -> unread + " bytes went out unread with SO_RCVBUF "
+                        + SMALL_BUFFER + " at the reader and SO_SNDBUF " + SMALL_BUFFER / 4 + " at the writer");
+                assertArrayEquals(Io.pattern(0, unread), Io.readFully(accepted, unread));
+            }
+        }
+    }
+
+    /** Non-blocking writes of the pattern until the connection takes no more for a while; returns how many went. */
+    private static int writeUntilFull(SocketChannel channel) throws Exception {
+        byte[] pattern = Io.pattern(0, 16 * MIB);
+        ByteBuffer src = ByteBuffer.wrap(pattern);
+        int stuck = 0;
+        while (stuck < 5 && src.hasRemaining()) {
+            ByteBuffer slice = src.slice(src.position(), Math.min(src.remaining(), 8192));
+            int n = channel.write(slice);
+            src.position(src.position() + n);
+            stuck = n == 0 ? stuck + 1 : 0;
+            if (n == 0) {
+                Thread.sleep(20);
+            }
+        }
+        return src.position();
     }
 
     /**

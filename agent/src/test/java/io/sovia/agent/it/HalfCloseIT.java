@@ -149,4 +149,24 @@ class HalfCloseIT extends SoviaTestBase {
             }
         }
     }
+
+    /**
+     * Netty's shutdown-output-by-peer test: the client writes right after connecting, the server accepts and reads
+     * that byte, then the client shuts its output down and makes no other call. The server's answer to the
+     * handshake reached the client before it armed for it, so nothing rings for it later: the shutdown itself must
+     * take it, and send the FIN.
+     */
+    @TransportTest
+    void shutdownOutputAfterThePeerReadEarlyBytesEndsItsInput(Transport transport) throws Exception {
+        try (ServerSocket server = transport.openServerSocket(); Socket client = new Socket()) {
+            client.connect(transport.connectAddress(server));
+            client.getOutputStream().write(1);
+            try (Socket accepted = server.accept()) {
+                InputStream in = accepted.getInputStream();
+                assertEquals(1, in.read());
+                client.shutdownOutput();
+                assertEquals(-1, Async.start("reader", in::read).get(), "end of stream after the shutdown");
+            }
+        }
+    }
 }

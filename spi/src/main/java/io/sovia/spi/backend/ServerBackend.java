@@ -1,5 +1,7 @@
 package io.sovia.spi.backend;
 
+import io.sovia.spi.config.BufferSizes;
+
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.net.SocketOption;
@@ -37,6 +39,9 @@ public interface ServerBackend {
 
     /** Reads a socket option. */
     <T> T getOption(SocketOption<T> name) throws IOException;
+
+    /** The buffer sizes the app set, which the sessions of accepted connections take. */
+    BufferSizes bufferSizes();
 
     /** The options this backend supports. */
     Set<SocketOption<?>> supportedOptions();

@@ -378,18 +378,31 @@ public final class SessionBackend implements SocketBackend {
             return;
         }
         closed = true;
-        Object linger = options.get(StandardSocketOptions.SO_LINGER);
-        if (linger instanceof Integer && (Integer) linger == 0) {
+        int linger = options.get(StandardSocketOptions.SO_LINGER) instanceof Integer seconds ? seconds : -1;
+        if (linger == 0) {
             session.abort();
         } else {
             session.close();
         }
         session.waiters().wakeAll();
+        if (linger > 0 && blocking) {
+            awaitHandover(linger);
+        }
         if (session.isFinished()) {
             release();
         } else {
             SessionService.get().linger(session, this::release);
         }
+    }
+
+    /**
+     * SO_LINGER on a blocking socket: close waits up to {@code seconds} until the peer has everything written and
+     * the FIN (the kernel waits for their ACK; here the peer's ring holds them); the handover goes on after that,
+     * as the kernel's does. An interrupt does not end the wait, as it does not end the kernel's.
+     */
+    private void awaitHandover(int seconds) {
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        waiter.await(session.waiters(), session::isFinished, () -> false, deadline, false);
     }
 
     private void release() {

@@ -1,5 +1,6 @@
 package io.sovia.spi.backend;
 
+import io.sovia.spi.config.BufferSizes;
 import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.engine.Link;
 import io.sovia.spi.engine.Session;
@@ -23,15 +24,15 @@ public final class Sessions {
      *
      * @throws IllegalArgumentException when the {@code sovia.*} engine settings are invalid
      */
-    public static Session client(Link link) {
-        Session session = new Session(link, SoviaConfig.session(), System::nanoTime);
+    public static Session client(Link link, BufferSizes sizes) {
+        Session session = new Session(link, sizes.applyTo(SoviaConfig.session()), System::nanoTime);
         session.connect();
         return session;
     }
 
     /** The server's session on a claimed link: answers the client's SYN, which is already there. */
-    public static Session server(Link link) {
-        Session session = new Session(link, SoviaConfig.session(), System::nanoTime);
+    public static Session server(Link link, BufferSizes sizes) {
+        Session session = new Session(link, sizes.applyTo(SoviaConfig.session()), System::nanoTime);
         session.listen();
         session.poll();
         return session;

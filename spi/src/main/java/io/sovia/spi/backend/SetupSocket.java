@@ -1,5 +1,7 @@
 package io.sovia.spi.backend;
 
+import io.sovia.spi.config.BufferSizes;
+
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.net.SocketOption;
@@ -18,6 +20,9 @@ public interface SetupSocket {
 
     /** The connected remote address. */
     SocketAddress remoteAddress() throws IOException;
+
+    /** The buffer sizes the app set on the socket, which size the session's buffers. */
+    BufferSizes bufferSizes();
 
     /** The socket's option values, which a session taking over its connection keeps. */
     Map<SocketOption<?>, Object> options() throws IOException;

@@ -1,5 +1,7 @@
 package io.sovia.spi.backend;
 
+import io.sovia.spi.config.BufferSizes;
+
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.SocketAddress;
@@ -12,6 +14,7 @@ import java.util.Set;
 /** The plain listener: the JDK's own {@code ServerSocketChannel}. */
 public final class TcpServerBackend implements ServerBackend {
     private final ServerSocketChannel channel;
+    private final BufferSizes bufferSizes = new BufferSizes();
 
     /** Wraps an open JDK server channel, taking ownership of it. */
     public TcpServerBackend(ServerSocketChannel channel) {
@@ -56,6 +59,12 @@ public final class TcpServerBackend implements ServerBackend {
     @Override
     public <T> void setOption(SocketOption<T> name, T value) throws IOException {
         channel.setOption(name, value);
+        bufferSizes.onSet(name, value);
+    }
+
+    @Override
+    public BufferSizes bufferSizes() {
+        return bufferSizes;
     }
 
     @Override

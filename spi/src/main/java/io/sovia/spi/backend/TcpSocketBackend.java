@@ -1,5 +1,6 @@
 package io.sovia.spi.backend;
 
+import io.sovia.spi.config.BufferSizes;
 import io.sovia.spi.transport.PathKind;
 
 import java.io.IOException;
@@ -21,6 +22,7 @@ import java.util.Set;
  */
 public final class TcpSocketBackend implements SocketBackend, SetupSocket {
     private final SocketChannel channel;
+    private final BufferSizes bufferSizes = new BufferSizes();
     /** Lazily taken from the JDK adaptor; guarded by the app's single-reader rule. */
     private InputStream in;
 
@@ -145,6 +147,12 @@ public final class TcpSocketBackend implements SocketBackend, SetupSocket {
     @Override
     public <T> void setOption(SocketOption<T> name, T value) throws IOException {
         channel.setOption(name, value);
+        bufferSizes.onSet(name, value);
+    }
+
+    @Override
+    public BufferSizes bufferSizes() {
+        return bufferSizes;
     }
 
     @Override

@@ -24,9 +24,11 @@ public record SessionConfig(int receiveBuffer, int sendBuffer, int ackFrames, lo
      * on a reliable link a client sends this much with its SYN (early data), saving a round trip.
      */
     public static final int MIN_RECEIVE_BUFFER = 1024;
+    /** The smallest send buffer. */
+    public static final int MIN_SEND_BUFFER = 1024;
 
     public SessionConfig {
-        if (receiveBuffer < MIN_RECEIVE_BUFFER || sendBuffer < 1024 || ackFrames < 1 || windowFrames < 2 || smallWrite < 0
+        if (receiveBuffer < MIN_RECEIVE_BUFFER || sendBuffer < MIN_SEND_BUFFER || ackFrames < 1 || windowFrames < 2 || smallWrite < 0
                 || ackDelayNanos < 0 || nagleNanos < 0 || rtoMinNanos <= 0 || rtoMaxNanos < rtoMinNanos
                 || rtoInitialNanos <= 0 || maxRetransmits < 1) {
             // the fields are not assigned yet in a compact constructor: name the parameters

@@ -193,10 +193,12 @@ final class SessionMachine {
     }
 
     void shutdownOutput() {
+        poll();
         if (outState == OUT_OPEN && failure == null) {
             outState = OUT_FIN_PENDING;
             flush(true);
         }
+        takeLateHandshake();
     }
 
     void shutdownInput() {
@@ -215,6 +217,17 @@ final class SessionMachine {
                 outState = OUT_FIN_PENDING;
             }
             flush(true);
+            takeLateHandshake();
+        }
+    }
+
+    /**
+     * A FIN waiting for the handshake armed the credit waker (see {@link #watchCredit}), so the SYN_ACK rings for
+     * it; one that arrived between the last poll and the arming rang nobody, and is taken here.
+     */
+    private void takeLateHandshake() {
+        if (state == SYN_SENT && link.hasFrames()) {
+            poll();
         }
     }
 

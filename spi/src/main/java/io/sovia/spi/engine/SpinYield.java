@@ -6,7 +6,8 @@ import org.agrona.concurrent.IdleStrategy;
  * A spin that watches for contention: a few busy spins, then yields, each timed. A yield that gave the core away for
  * longer than {@link #CONTENDED_YIELD_NANOS} ran another thread there; the waiter should then stop spinning (unless
  * what ran was the peer it waits for, which the caller sees as its condition having become true). With one usable
- * core it yields at once: busy spinning there only delays the peer that would produce what it waits for.
+ * core it yields at once: busy spinning there only delays the peer that would produce what it waits for. Whether
+ * to spin at all is {@link FreeCores}'s call.
  *
  * <p>One instance per wait; not thread-safe.
  */
@@ -47,9 +48,8 @@ public final class SpinYield implements IdleStrategy {
         return contended;
     }
 
-    /** The spin ends for contention: every wait in this JVM sleeps at once for a while ({@link FreeCores}). */
+    /** The spin ends for contention; counted. */
     public void giveUp() {
-        FreeCores.contended();
         EngineCounters.CONTENDED_SPINS.increment();
     }
 

@@ -1,6 +1,7 @@
 package io.sovia.spi.net;
 
 import io.sovia.spi.backend.SetupSocket;
+import io.sovia.spi.config.BufferSizes;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -17,9 +18,16 @@ import java.util.Map;
  */
 final class DelegateSetup implements SetupSocket {
     private final java.net.SocketImpl delegate;
+    private final BufferSizes bufferSizes;
 
-    DelegateSetup(java.net.SocketImpl delegate) {
+    DelegateSetup(java.net.SocketImpl delegate, BufferSizes bufferSizes) {
         this.delegate = delegate;
+        this.bufferSizes = bufferSizes;
+    }
+
+    @Override
+    public BufferSizes bufferSizes() {
+        return bufferSizes;
     }
 
     @Override

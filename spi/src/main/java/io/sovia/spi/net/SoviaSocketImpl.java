@@ -2,6 +2,7 @@ package io.sovia.spi.net;
 
 import io.sovia.spi.backend.SessionBackend;
 import io.sovia.spi.backend.SetupSocket;
+import io.sovia.spi.config.BufferSizes;
 import io.sovia.spi.route.Listeners;
 import io.sovia.spi.route.Upgrade;
 import io.sovia.spi.stats.SoviaStats;
@@ -37,6 +38,8 @@ import java.util.Set;
  */
 public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketImpl {
     private final SocketImpl delegate;
+    /** What the app set before connecting (a socket) or accepting (a listener); sizes the sessions. */
+    private final BufferSizes bufferSizes = new BufferSizes();
     private volatile SessionBackend session;
     /** Closes {@link #session} once, on close or when this impl is dropped; set with it. */
     private volatile java.lang.ref.Cleaner.Cleanable sessionCloser;
@@ -68,7 +71,7 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
 
     @Override
     protected void connect(SocketAddress remote, int timeout) throws IOException {
-        Upgrade upgrade = Upgrade.begin(remote, new DelegateSetup(delegate));
+        Upgrade upgrade = Upgrade.begin(remote, new DelegateSetup(delegate, bufferSizes));
         try {
             NioImpl.connect(delegate, remote, timeout);
         } catch (IOException | RuntimeException e) {
@@ -134,7 +137,7 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
 
     /** Whether a client offered the connection just accepted into {@code impl} on an accelerated path. */
     private SessionBackend claim(InetSocketAddress remote, InetSocketAddress local, SocketImpl impl) throws IOException {
-        return listeners.claim(remote, local, () -> NioImpl.options(impl), false);
+        return listeners.claim(remote, local, () -> NioImpl.options(impl), bufferSizes, false);
     }
 
     /** SocketImpl's protected fields are read by Socket and by subclasses; keep them as the delegate's. */
@@ -236,6 +239,7 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
         SocketOption<?> option = SocketOptionIds.option(optID);
         if (s == null) {
             NioImpl.setOption(delegate, optID, value);
+            bufferSizes.onSet(option, value);
             return;
         }
         ensureOpen();
@@ -285,6 +289,7 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
             s.setOption(name, value);
         } else {
             NioImpl.setOption(delegate, name, value);
+            bufferSizes.onSet(name, value);
         }
     }
 

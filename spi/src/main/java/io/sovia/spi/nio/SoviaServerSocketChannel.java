@@ -138,7 +138,7 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
     /** Whether a client offered this connection on an accelerated path: then it moves there. */
     private SocketBackend claim(SocketBackend tcp) throws IOException {
         SessionBackend session = listeners.claim((InetSocketAddress) tcp.remoteAddress(),
-                (InetSocketAddress) tcp.localAddress(), () -> SessionBackend.optionsOf(tcp), true);
+                (InetSocketAddress) tcp.localAddress(), () -> SessionBackend.optionsOf(tcp), backend.bufferSizes(), true);
         if (session == null) {
             return tcp;
         }

@@ -2,6 +2,7 @@ package io.sovia.spi.route;
 
 import io.sovia.spi.backend.SessionBackend;
 import io.sovia.spi.backend.Sessions;
+import io.sovia.spi.config.BufferSizes;
 import io.sovia.spi.config.SoviaLog;
 import io.sovia.spi.transport.Transport;
 
@@ -55,14 +56,15 @@ public final class Listeners {
      *
      * @param options reads the accepted TCP socket's option values, which the session keeps; called only
      *                for a claimed connection, since reading them costs system calls
+     * @param sizes   the buffer sizes the app set on the listener
      */
     public SessionBackend claim(InetSocketAddress remote, InetSocketAddress local,
-                                Callable<Map<SocketOption<?>, Object>> options, boolean interruptible)
-            throws IOException {
+                                Callable<Map<SocketOption<?>, Object>> options, BufferSizes sizes,
+                                boolean interruptible) throws IOException {
         for (Listening l : listening) {
             Transport.Claimed claimed = l.listener().claim(remote);
             if (claimed != null) {
-                return serve(l.transport(), claimed, remote, local, options, interruptible);
+                return serve(l.transport(), claimed, remote, local, options, sizes, interruptible);
             }
         }
         return null;
@@ -70,9 +72,9 @@ public final class Listeners {
 
     private static SessionBackend serve(Transport transport, Transport.Claimed claimed, InetSocketAddress remote,
                                         InetSocketAddress local, Callable<Map<SocketOption<?>, Object>> options,
-                                        boolean interruptible) throws IOException {
+                                        BufferSizes sizes, boolean interruptible) throws IOException {
         try {
-            return Sessions.backend(Sessions.server(claimed.link()), transport.path(), local, remote,
+            return Sessions.backend(Sessions.server(claimed.link(), sizes), transport.path(), local, remote,
                     claimed.lifetime(), options.call(), interruptible);
         } catch (Exception e) {
             // the client already runs on the link: closing it resets the client instead of leaving it hanging

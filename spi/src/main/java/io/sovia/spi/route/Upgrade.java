@@ -59,7 +59,7 @@ public final class Upgrade {
         Transport.Offer offer = null;
         try {
             offer = transport.offer(local, to);
-            return new Upgrade(route, setup, offer, Sessions.client(offer.link()));
+            return new Upgrade(route, setup, offer, Sessions.client(offer.link(), setup.bufferSizes()));
         } catch (Transport.Declined declined) {
             SoviaLog.debugOnce(path + declined.getMessage(), "the " + path + " path declined a connect to " + to
                     + " (" + declined.getMessage() + "); such connects use TCP");
