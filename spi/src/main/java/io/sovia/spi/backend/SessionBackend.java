@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.net.SocketException;
 import java.net.SocketOption;
 import java.net.SocketTimeoutException;
 import java.net.StandardSocketOptions;
@@ -305,7 +304,13 @@ public final class SessionBackend implements SocketBackend {
 
     @Override
     public void sendUrgentData(int data) throws IOException {
-        throw new SocketException("Urgent data not supported on the " + path.key() + " path");
+        while (true) {
+            ensureOpen();
+            if (session.sendUrgentData(data)) {
+                return;
+            }
+            awaitWritable();
+        }
     }
 
     @Override
@@ -365,6 +370,7 @@ public final class SessionBackend implements SocketBackend {
     @Override
     public void setOobInline(boolean on) {
         oobInline = on;
+        session.setOobInline(on);
     }
 
     @Override

@@ -50,6 +50,8 @@ public final class FrameFlyweight {
 
     /** On an ACK: the receiver must answer with an ACK (a window probe). */
     public static final byte FLAG_PROBE = 1;
+    /** On a one-byte DATA: TCP's urgent byte, which the receiver reads inline with SO_OOBINLINE, else drops. */
+    public static final byte FLAG_URGENT = 2;
 
     private static final int TYPE = 0;
     private static final int FLAGS = 1;

@@ -204,6 +204,26 @@ public final class Session {
         }
     }
 
+    /** SO_OOBINLINE: whether urgent bytes are read in the stream (else they are dropped). */
+    public void setOobInline(boolean on) {
+        lock.lock();
+        try {
+            machine.setOobInline(on);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Sends TCP's urgent byte after everything written before; false when it cannot go yet (wait until writable). */
+    public boolean sendUrgentData(int data) throws IOException {
+        lock.lock();
+        try {
+            return machine.sendUrgentData(data);
+        } finally {
+            unlockAndRing();
+        }
+    }
+
     /** Sends FIN once everything written before has been framed. */
     public void shutdownOutput() {
         lock.lock();

@@ -13,6 +13,7 @@ import static io.sovia.spi.engine.FrameFlyweight.DATA;
 import static io.sovia.spi.engine.FrameFlyweight.FIN;
 import static io.sovia.spi.engine.FrameFlyweight.FIN_ACK;
 import static io.sovia.spi.engine.FrameFlyweight.FLAG_PROBE;
+import static io.sovia.spi.engine.FrameFlyweight.FLAG_URGENT;
 import static io.sovia.spi.engine.FrameFlyweight.HEADER_LENGTH;
 import static io.sovia.spi.engine.FrameFlyweight.RST;
 import static io.sovia.spi.engine.FrameFlyweight.SYN;
@@ -68,6 +69,8 @@ final class SessionMachine {
     private int outState;
     private int inState;
     private boolean inputShutdown;
+    /** SO_OOBINLINE: urgent bytes are read in the stream; otherwise dropped, as Java cannot read them apart. */
+    private boolean oobInline;
     private boolean appClosed;
     /** The peer closed its end after its FIN: reads still drain, writes fail with "Broken pipe". */
     private boolean peerClosed;
@@ -169,6 +172,28 @@ final class SessionMachine {
 
     int write(ByteBuffer src) throws IOException {
         poll();
+        checkWritable();
+        boolean large = src.remaining() >= config.smallWrite();
+        flush(large);
+        int total = sender.accept(src, large, dataMayFlow());
+        flush(large);
+        return total;
+    }
+
+    void setOobInline(boolean on) {
+        oobInline = on;
+    }
+
+    /** Sends TCP's urgent byte; false when it cannot go now (the caller waits until writable and retries). */
+    boolean sendUrgentData(int data) throws IOException {
+        poll();
+        checkWritable();
+        flush(true);
+        return sender.sendUrgent((byte) data, dataMayFlow());
+    }
+
+    /** Throws what a write would throw now: a failure (a peer's reset reported once), or output shut down. */
+    private void checkWritable() throws IOException {
         if (failure != null) {
             if (peerReset) {
                 if (resetReported) {
@@ -185,11 +210,6 @@ final class SessionMachine {
         if (peerClosed) {
             throw new SocketException("Broken pipe");
         }
-        boolean large = src.remaining() >= config.smallWrite();
-        flush(large);
-        int total = sender.accept(src, large, dataMayFlow());
-        flush(large);
-        return total;
     }
 
     void shutdownOutput() {
@@ -264,6 +284,10 @@ final class SessionMachine {
             dataMode = TAKE;
         }
         return dataLeft || readableNow();
+    }
+
+    private boolean dropsUrgent(FrameFlyweight f) {
+        return (f.flags() & FLAG_URGENT) != 0 && !oobInline;
     }
 
     /** Whether the DATA frame at hand stays in the link (reliable links only, see {@link #dataMode}). */
@@ -384,7 +408,7 @@ final class SessionMachine {
             EngineCounters.BAD_TOKENS.increment();
             return true;
         }
-        if (type == DATA && leavesData()) {
+        if (type == DATA && leavesData() && !dropsUrgent(f)) {
             dataLeft = true;
             return false;
         }
@@ -481,7 +505,7 @@ final class SessionMachine {
             abort();
             return;
         }
-        if (inputShutdown) {
+        if (inputShutdown || dropsUrgent(f)) {
             receiver.discard(length);
             return;
         }

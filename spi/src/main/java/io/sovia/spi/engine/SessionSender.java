@@ -242,6 +242,24 @@ final class SessionSender {
         return true;
     }
 
+    /**
+     * Frames one urgent byte, after everything buffered ahead of it; false when it cannot go now (bytes still
+     * buffered, no credit or no room in the link).
+     */
+    boolean sendUrgent(byte data, boolean established) {
+        if (!unsent.isEmpty() || credit(established) < 1) {
+            return false;
+        }
+        int offset = claim(1);
+        if (offset < 0) {
+            return false;
+        }
+        link.sendBuffer().put(offset + HEADER_LENGTH, data);
+        sent++;
+        commit(offset, DATA, FrameFlyweight.FLAG_URGENT, 1);
+        return true;
+    }
+
     /** Sends FIN unless the retransmission window or the link is full; returns whether it went. */
     boolean sendFin() {
         if (retransmitter != null && retransmitter.isFull()) {

@@ -83,8 +83,9 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
     }
 
     /** The connection runs on {@code s} from now on (null: it stays on TCP). */
-    private void runOn(SessionBackend s) {
+    private void runOn(SessionBackend s) throws SocketException {
         if (s != null) {
+            s.setOobInline(Boolean.TRUE.equals(NioImpl.getOption(delegate, SocketOptions.SO_OOBINLINE)));
             sessionCloser = DroppedSockets.watch(this, s);
             session = s;
         }
@@ -217,7 +218,7 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
 
     @Override
     protected boolean supportsUrgentData() {
-        return session == null;
+        return true;
     }
 
     @Override
@@ -243,6 +244,10 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
             return;
         }
         ensureOpen();
+        if (optID == SocketOptions.SO_OOBINLINE) {
+            s.setOobInline(Boolean.TRUE.equals(value));
+            return;
+        }
         if (option == null) {
             return;
         }
