@@ -38,6 +38,12 @@ public final class FrameRing {
     private int claimRecordLength;
     /** Consumer side only. */
     private long consumerHead;
+    /**
+     * Consumer side only: the producer published something no producer of this format writes (a length or
+     * position out of bounds). A peer of the same user can write anything into a shared segment; the ring
+     * then stays unread for good and the link treats its peer as gone.
+     */
+    private boolean corrupt;
 
     /** A ring over {@code buffer}, which must be direct and {@link FrameRingDescriptor#totalLength} long. */
     public FrameRing(ByteBuffer buffer, int capacity) {
@@ -101,23 +107,41 @@ public final class FrameRing {
         LONGS.setRelease(buffer, capacity + TAIL, producerTail);
     }
 
-    /** Consumer: hands up to {@code limit} frames to {@code handler}, stopping at one it leaves; returns how many it took. */
+    /**
+     * Consumer: hands up to {@code limit} frames to {@code handler}, stopping at one it leaves; returns how many it
+     * took. Every position and length the producer wrote is checked before use; on the first that no producer of
+     * this format writes, the ring is {@linkplain #isCorrupt() corrupt} and yields nothing more.
+     */
     public int poll(FrameHandler handler, int limit) {
         long tail = (long) LONGS.getAcquire(buffer, capacity + TAIL);
         long head = consumerHead;
         int frames = 0;
+        if (corrupt || tail - head > capacity) {
+            corrupt = true;
+            return 0;
+        }
         try {
             while (head < tail && frames < limit) {
                 int index = (int) head & mask;
-                int length = buffer.getInt(index);
+                int length = index <= capacity - RECORD_HEADER ? buffer.getInt(index) : Integer.MIN_VALUE;
                 if (length < 0) {
-                    head += -length;
+                    // padding runs exactly to the end of the ring, and is published like a record
+                    if ((long) index - length != capacity || head - length > tail) {
+                        corrupt = true;
+                        return frames;
+                    }
+                    head -= length;
                     continue;
+                }
+                int recordLength = FrameRingDescriptor.recordLength(length);
+                if (length > maxFrameLength || index + recordLength > capacity || head + recordLength > tail) {
+                    corrupt = true;
+                    return frames;
                 }
                 if (!handler.onFrame(buffer, index + RECORD_HEADER, length)) {
                     break;
                 }
-                head += FrameRingDescriptor.recordLength(length);
+                head += recordLength;
                 frames++;
             }
         } finally {
@@ -135,7 +159,12 @@ public final class FrameRing {
 
     /** Consumer: whether a frame is published and not yet polled. A volatile read, to pair with arming. */
     public boolean hasFrames() {
-        return (long) LONGS.getVolatile(buffer, capacity + TAIL) > consumerHead;
+        return !corrupt && (long) LONGS.getVolatile(buffer, capacity + TAIL) > consumerHead;
+    }
+
+    /** Consumer: whether the producer wrote what no producer of this format writes (see {@link #poll}). */
+    public boolean isCorrupt() {
+        return corrupt;
     }
 
     /** Consumer: asks the producer to ring after publishing. */

@@ -1,5 +1,6 @@
 package io.sovia.spi.link;
 
+import io.sovia.spi.config.SoviaLog;
 import io.sovia.spi.engine.EngineCounters;
 import io.sovia.spi.engine.FrameHandler;
 import io.sovia.spi.engine.Link;
@@ -33,6 +34,8 @@ public final class RingLink implements Link {
     private volatile boolean closed;
     /** Set by whoever watches the peer's process (shm: the UNIX socket's end of stream). */
     private volatile boolean peerDead;
+    /** Whether the corrupt ring was logged; by the polling thread, under the session's lock. */
+    private boolean corruptionReported;
 
     /**
      * @param waker wakes the peer; called only when the peer armed its doorbell
@@ -85,7 +88,14 @@ public final class RingLink implements Link {
 
     @Override
     public int poll(FrameHandler handler, int limit) {
-        return in.poll(handler, limit);
+        int frames = in.poll(handler, limit);
+        if (in.isCorrupt() && !corruptionReported) {
+            corruptionReported = true;
+            EngineCounters.PROTOCOL_ERRORS.increment();
+            SoviaLog.warn("the peer of a " + (doorbell == null ? "jvm" : "shm") + " connection wrote a malformed"
+                    + " frame ring; the connection is reset", null);
+        }
+        return frames;
     }
 
     @Override
@@ -184,7 +194,7 @@ public final class RingLink implements Link {
 
     @Override
     public boolean isPeerAlive() {
-        return !peerDead && !in.isProducerClosed() && !out.isConsumerClosed();
+        return !peerDead && !in.isCorrupt() && !in.isProducerClosed() && !out.isConsumerClosed();
     }
 
     /** The peer's process is gone without closing its end: wake this end so it notices. */
