@@ -60,29 +60,12 @@ class FlowControlIT extends SoviaTestBase {
             client.connect(transport.connectAddress(server));
             try (SocketChannel accepted = server.accept()) {
                 client.configureBlocking(false);
-                int unread = writeUntilFull(client);
+                int unread = Io.writeUntilFull(client);
                 assertTrue(unread < 8 * SMALL_BUFFER, () -> unread + " bytes went out unread with SO_RCVBUF "
                         + SMALL_BUFFER + " at the reader and SO_SNDBUF " + SMALL_BUFFER / 4 + " at the writer");
                 assertArrayEquals(Io.pattern(0, unread), Io.readFully(accepted, unread));
             }
         }
-    }
-
-    /** Non-blocking writes of the pattern until the connection takes no more for a while; returns how many went. */
-    private static int writeUntilFull(SocketChannel channel) throws Exception {
-        byte[] pattern = Io.pattern(0, 16 * MIB);
-        ByteBuffer src = ByteBuffer.wrap(pattern);
-        int stuck = 0;
-        while (stuck < 5 && src.hasRemaining()) {
-            ByteBuffer slice = src.slice(src.position(), Math.min(src.remaining(), 8192));
-            int n = channel.write(slice);
-            src.position(src.position() + n);
-            stuck = n == 0 ? stuck + 1 : 0;
-            if (n == 0) {
-                Thread.sleep(20);
-            }
-        }
-        return src.position();
     }
 
     /**

@@ -12,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
 import java.nio.channels.WritableByteChannel;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -47,6 +48,24 @@ public final class Io {
     }
 
     /** Reads exactly {@code length} bytes from a blocking channel. */
+    /**
+     * Writes {@link #pattern} bytes through a non-blocking channel until it takes no more for a while (five tries
+     * 20 ms apart): what the connection buffers while its reader reads nothing. Returns how many it took.
+     */
+    public static int writeUntilFull(SocketChannel channel) throws IOException, InterruptedException {
+        ByteBuffer src = ByteBuffer.wrap(pattern(0, 16 * 1024 * 1024));
+        int stuck = 0;
+        while (stuck < 5 && src.hasRemaining()) {
+            int n = channel.write(src.slice(src.position(), Math.min(src.remaining(), 8192)));
+            src.position(src.position() + n);
+            stuck = n == 0 ? stuck + 1 : 0;
+            if (n == 0) {
+                Thread.sleep(20);
+            }
+        }
+        return src.position();
+    }
+
     public static byte[] readFully(ReadableByteChannel channel, int length) throws IOException {
         ByteBuffer dst = ByteBuffer.allocate(length);
         while (dst.hasRemaining()) {

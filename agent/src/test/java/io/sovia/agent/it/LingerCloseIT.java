@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import java.io.IOException;
 import java.net.Socket;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -24,14 +25,37 @@ class LingerCloseIT extends SoviaTestBase {
     /** The reader reads nothing: the close waits out the linger time. */
     @TransportTest
     void closeWaitsTheLingerTimeWhileBytesCannotGo(Transport transport) throws Exception {
+        assertCloseWaitsTheLingerTime(transport, client -> {
+            client.setOption(StandardSocketOptions.SO_LINGER, LINGER_SECONDS);
+            client.close();
+        });
+    }
+
+    /** As above through the channel's socket adaptor: {@code setSoLinger(true, 1)} and its close. */
+    @TransportTest
+    void adaptorCloseWaitsTheLingerTimeWhileBytesCannotGo(Transport transport) throws Exception {
+        assertCloseWaitsTheLingerTime(transport, client -> {
+            Socket socket = client.socket();
+            socket.setSoLinger(true, LINGER_SECONDS);
+            socket.close();
+        });
+    }
+
+    /** How a test sets SO_LINGER on the client and closes it. */
+    @FunctionalInterface
+    private interface LingeringClose {
+        void close(SocketChannel client) throws IOException;
+    }
+
+    private static void assertCloseWaitsTheLingerTime(Transport transport, LingeringClose lingeringClose)
+            throws Exception {
         assumeFalse(transport instanceof RelayedTransport, "the relay's own connections buffer as they like");
         try (ServerSocketChannel server = smallBufferedServer(transport); SocketChannel client = smallBufferedClient()) {
             client.connect(transport.connectAddress(server));
             try (SocketChannel accepted = server.accept()) {
                 fill(client);
-                client.setOption(StandardSocketOptions.SO_LINGER, LINGER_SECONDS);
                 long start = System.nanoTime();
-                client.close();
+                lingeringClose.close(client);
                 long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
                 assertTrue(took >= LINGER_SECONDS * 1000 - 100, () -> "close returned after " + took
                         + " ms with bytes still to go and SO_LINGER " + LINGER_SECONDS + " s");
@@ -63,25 +87,6 @@ class LingerCloseIT extends SoviaTestBase {
         }
     }
 
-    /** As the first through the channel's socket adaptor: {@code setSoLinger(true, 1)} and its close. */
-    @TransportTest
-    void adaptorCloseWaitsTheLingerTimeWhileBytesCannotGo(Transport transport) throws Exception {
-        assumeFalse(transport instanceof RelayedTransport, "the relay's own connections buffer as they like");
-        try (ServerSocketChannel server = smallBufferedServer(transport); SocketChannel client = smallBufferedClient()) {
-            client.connect(transport.connectAddress(server));
-            try (SocketChannel accepted = server.accept()) {
-                fill(client);
-                Socket socket = client.socket();
-                socket.setSoLinger(true, LINGER_SECONDS);
-                long start = System.nanoTime();
-                socket.close();
-                long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-                assertTrue(took >= LINGER_SECONDS * 1000 - 100, () -> "close returned after " + took
-                        + " ms with bytes still to go and SO_LINGER " + LINGER_SECONDS + " s");
-            }
-        }
-    }
-
     private static ServerSocketChannel smallBufferedServer(Transport transport) throws Exception {
         ServerSocketChannel server = transport.openServerChannel();
         server.setOption(StandardSocketOptions.SO_RCVBUF, SMALL_BUFFER);
@@ -94,20 +99,11 @@ class LingerCloseIT extends SoviaTestBase {
         return client;
     }
 
-    /** Writes without blocking until the connection takes no more; leaves the channel blocking; returns the count. */
+    /** Writes until the connection takes no more (see {@link Io#writeUntilFull}); leaves the channel blocking. */
     private static int fill(SocketChannel channel) throws Exception {
         channel.configureBlocking(false);
-        ByteBuffer src = ByteBuffer.wrap(Io.pattern(0, 16 * 1024 * 1024));
-        int stuck = 0;
-        while (stuck < 5 && src.hasRemaining()) {
-            int n = channel.write(src.slice(src.position(), Math.min(src.remaining(), 8192)));
-            src.position(src.position() + n);
-            stuck = n == 0 ? stuck + 1 : 0;
-            if (n == 0) {
-                Thread.sleep(20);
-            }
-        }
+        int written = Io.writeUntilFull(channel);
         channel.configureBlocking(true);
-        return src.position();
+        return written;
     }
 }
