@@ -26,10 +26,15 @@ final class ShmDoorbells implements Agent {
     /** The agent sleeps in its selector, never in its idle strategy. */
     private static final IdleStrategy NO_IDLE = new NoOpIdleStrategy();
 
+    /** How often the listeners' hellos are swept (ShmListener.sweepAll). */
+    private static final long SWEEP_MILLIS = 1000;
+
     private static volatile ShmDoorbells instance;
 
     private final Selector selector;
     private final Queue<Watch> added = new ConcurrentLinkedQueue<>();
+    /** When the next sweep is due ({@link System#nanoTime()}); the agent's thread only. */
+    private long nextSweep = System.nanoTime();
 
     /** A watched connection: its link, and what else to do when its peer dies. */
     private record Watch(SocketChannel channel, RingLink link, Runnable onDeath) {
@@ -76,10 +81,18 @@ final class ShmDoorbells implements Agent {
         return "sovia-doorbells";
     }
 
-    /** Sleeps in epoll until a doorbell rings, a peer dies or a new connection is to be watched. */
+    /**
+     * Sleeps in epoll until a doorbell rings, a peer dies or a new connection is to be watched, or the next sweep
+     * of the listeners' hellos is due.
+     */
     @Override
     public int doWork() throws IOException {
-        int work = selector.select();
+        int work = selector.select(SWEEP_MILLIS);
+        long now = System.nanoTime();
+        if (now - nextSweep >= 0) {
+            nextSweep = now + SWEEP_MILLIS * 1_000_000;
+            ShmListener.sweepAll();
+        }
         Watch w;
         while ((w = added.poll()) != null) {
             try {

@@ -1,5 +1,6 @@
 package io.sovia.shm;
 
+import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.config.SoviaLog;
 import io.sovia.spi.link.RingLink;
 import io.sovia.spi.jdk.JdkNio;
@@ -42,7 +43,8 @@ final class ShmListener implements Transport.TransportListener {
     /** Hellos read and not yet claimed, by client address; changed under {@code this}. */
     private final PendingOffers<Pending> hellos = new PendingOffers<>();
 
-    private record Pending(SocketChannel unix, ShmHello hello) {
+    /** A hello waiting for the accept of its TCP connection, since {@code since} ({@link System#nanoTime()}). */
+    private record Pending(SocketChannel unix, ShmHello hello, long since) {
     }
 
     /** A UNIX connection whose hello is still arriving. */
@@ -53,6 +55,9 @@ final class ShmListener implements Transport.TransportListener {
     private static final long SILENCE_NANOS = 10_000_000_000L;
     /** Connections whose hello is incomplete; guarded by {@code this}. */
     private final Map<SocketChannel, Partial> partial = new HashMap<>();
+    private final long helloTtlNanos = SoviaConfig.shmHelloTtlNanos();
+    /** Scratch for looking at a pending hello's socket; guarded by {@code this}. */
+    private final ByteBuffer peek = ByteBuffer.allocate(64);
 
     private ShmListener(ShmDirectory directory, java.nio.file.Path socket, ServerSocketChannel unixServer)
             throws IOException {
@@ -82,6 +87,8 @@ final class ShmListener implements Transport.TransportListener {
             server.configureBlocking(false);
             ShmListener listener = new ShmListener(directory, socket, server);
             OPEN.add(listener);
+            // its agent sweeps the hellos of listeners that accept nothing (see sweepAll)
+            ShmDoorbells.get();
             return listener;
         } catch (IOException | RuntimeException e) {
             server.close();
@@ -137,7 +144,7 @@ final class ShmListener implements Transport.TransportListener {
                 ShmHello hello = ShmHello.parse(e.getValue().bytes());
                 if (hello != null) {
                     it.remove();
-                    Pending old = hellos.put(hello.client(), new Pending(ch, hello));
+                    Pending old = hellos.put(hello.client(), new Pending(ch, hello, System.nanoTime()));
                     if (old != null) {
                         ShmTransport.closeQuietly(old.unix());
                     }
@@ -148,6 +155,58 @@ final class ShmListener implements Transport.TransportListener {
                 it.remove();
                 ShmTransport.closeQuietly(ch);
             }
+        }
+        long now = System.nanoTime();
+        hellos.removeIf((client, p) -> {
+            if (now - p.since() < helloTtlNanos && clientStillThere(p)) {
+                return false;
+            }
+            dropUnclaimed(p);
+            return true;
+        });
+    }
+
+    /**
+     * Whether the client of a hello not yet claimed is still there: its socket has not ended. What it may have
+     * rung meanwhile needs no answer, as the claim polls the rings anyway.
+     */
+    private boolean clientStillThere(Pending p) {
+        try {
+            int n;
+            do {
+                peek.clear();
+                n = p.unix().read(peek);
+            } while (n == peek.capacity());
+            return n >= 0;
+        } catch (IOException gone) {
+            return false;
+        }
+    }
+
+    /** Resets the client of a hello nobody claimed and removes its segment. */
+    private void dropUnclaimed(Pending p) {
+        ShmTransport.closeQuietly(p.unix());
+        ShmTransport.deleteQuietly(directory.path().resolve(p.hello().segment()));
+    }
+
+    /**
+     * Collects and expires the hellos of every open listener: run now and then by the doorbell agent, so hellos
+     * whose TCP connection never comes are dropped although no accept looks for them.
+     */
+    static void sweepAll() {
+        for (ShmListener listener : OPEN) {
+            listener.sweep();
+        }
+    }
+
+    private synchronized void sweep() {
+        if (!OPEN.contains(this)) {
+            return;
+        }
+        try {
+            drain();
+        } catch (IOException | RuntimeException e) {
+            SoviaLog.debugOnce("shm-sweep", "could not collect shm hellos: " + e);
         }
     }
 
@@ -176,10 +235,7 @@ final class ShmListener implements Transport.TransportListener {
             // the socket file goes below either way
         }
         ShmTransport.deleteQuietly(socket);
-        hellos.drain(p -> {
-            ShmTransport.closeQuietly(p.unix());
-            ShmTransport.deleteQuietly(directory.path().resolve(p.hello().segment()));
-        });
+        hellos.drain(this::dropUnclaimed);
         partial.keySet().forEach(ShmTransport::closeQuietly);
         partial.clear();
     }

@@ -75,6 +75,10 @@ import java.util.Locale;
  *   <tr><td>{@code sovia.shm.spares}</td><td>{@code 2}</td><td>segments a JVM that connects over shm
  *       keeps made ahead, so a connect does not wait for the pages to be written (1.3 ms of a 3.9 ms
  *       short connection here); 0 makes each at its connect</td></tr>
+ *   <tr><td>{@code sovia.shm.hello.ttl.millis}</td><td>{@code 60000}</td><td>how long a listener keeps a
+ *       client's hello whose TCP connection it has not accepted: a client that vanished without connecting
+ *       would otherwise pin a descriptor for good (its UNIX socket; one whose socket ended goes at once). As
+ *       long as a TCP connect retries its SYN, and an app accepting slower than that resets such clients</td></tr>
  *   <tr><td>{@code sovia.shm.root}</td><td>{@code /dev/shm}</td><td>where the per-user directory
  *       {@code sovia-<uid>} lives</td></tr>
  * </table>
@@ -159,6 +163,11 @@ public final class SoviaConfig {
     /** Ring bytes per direction of a same-JVM link. */
     public static int jvmRingCapacity() {
         return ringCapacity(JVM_RING);
+    }
+
+    /** How long a listener keeps a hello whose TCP connection it has not accepted. */
+    public static long shmHelloTtlNanos() {
+        return Math.max(1, Long.getLong(PREFIX + "shm.hello.ttl.millis", 60_000)) * 1_000_000;
     }
 
     public static int shmSpares() {

@@ -1,0 +1,87 @@
+package io.sovia.examples;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Hellos whose TCP connection never comes must not pin a listener's descriptors for good: a local peer that leaves
+ * hundreds of them (HostileHellos), some on connections it keeps open, some on ones it closes at once. Those whose
+ * socket ended go at once, the rest after {@code sovia.shm.hello.ttl.millis} (the doorbell agent sweeps every
+ * second); then the listener's process holds what it held before, and real clients still get across on shm.
+ */
+class ShmHelloExpiryTest {
+    private static final int HELLOS = 300;
+    private static final long TTL_MILLIS = 2000;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    @Timeout(180)
+    void unclaimedHellosExpire() throws Exception {
+        try (ForkedJvm server = ForkedJvm.start(dir, "server", ForkedJvm.Options.agent(dir.resolve("server.json"),
+                "-Dsovia.shm.hello.ttl.millis=" + TTL_MILLIS), ManyEchoApp.class, "server")) {
+            int port = server.awaitPort(Duration.ofSeconds(60));
+            Path socket = listenerSocket(port);
+            echo(port, "warm-up");
+            long before = descriptors(server.pid());
+            try (ForkedJvm kept = hostile("kept", socket, "keep"); ForkedJvm closed = hostile("closed", socket, "close")) {
+                // an accept collects every hello queued so far, and these never get claimed
+                echo(port, "after-hellos");
+                long start = System.nanoTime();
+                long last;
+                do {
+                    Thread.sleep(200);
+                    last = descriptors(server.pid());
+                } while (last > before + 5 && System.nanoTime() - start < Duration.ofSeconds(30).toNanos());
+                long after = last;
+                assertTrue(after <= before + 5, () -> "the listener holds " + after + " descriptors, " + before
+                        + " before " + 2 * HELLOS + " hellos that never connected\n" + server.report());
+            }
+            echo(port, "at-the-end");
+        }
+    }
+
+    /** One connection from a client JVM under the agent, which must take shm. */
+    private void echo(int port, String name) throws Exception {
+        try (ForkedJvm client = ForkedJvm.start(dir, name, ForkedJvm.Options.agent(dir.resolve(name + ".json")),
+                ManyEchoApp.class, "client", String.valueOf(port), "1", "1000")) {
+            client.awaitResult(Duration.ofSeconds(60));
+            client.awaitExit(Duration.ofSeconds(30));
+            ShmChecks.assertAllOn("shm", client, 1);
+        }
+    }
+
+    private ForkedJvm hostile(String name, Path socket, String mode) throws Exception {
+        ForkedJvm peer = ForkedJvm.start(dir, name, ForkedJvm.Options.plain(), HostileHellos.class,
+                socket.toString(), String.valueOf(HELLOS), mode);
+        peer.awaitLine("READY", Duration.ofSeconds(60));
+        return peer;
+    }
+
+    /** The UNIX socket of the agent's listener on {@code port}, in this user's directory under /dev/shm. */
+    private static Path listenerSocket(int port) throws IOException {
+        int uid = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        try (DirectoryStream<Path> sockets = Files.newDirectoryStream(Path.of("/dev/shm/sovia-" + uid),
+                "l-" + port + "-*.sock")) {
+            for (Path socket : sockets) {
+                return socket;
+            }
+        }
+        throw new AssertionError("no shm listener socket for port " + port);
+    }
+
+    private static long descriptors(long pid) throws IOException {
+        try (var fds = Files.list(Path.of("/proc/" + pid + "/fd"))) {
+            return fds.count();
+        }
+    }
+}
