@@ -13,9 +13,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Hellos whose TCP connection never comes must not pin a listener's descriptors for good: a local peer that leaves
- * hundreds of them (HostileHellos), some on connections it keeps open, some on ones it closes at once. Those whose
- * socket ended go at once, the rest after {@code sovia.shm.hello.ttl.millis} (the doorbell agent sweeps every
- * second); then the listener's process holds what it held before, and real clients still get across on shm.
+ * hundreds of them (HostileHellos), some on connections it keeps open, some on ones it closes at once. They go after
+ * {@code sovia.shm.hello.ttl.millis} (the doorbell agent sweeps every second); then the listener's process holds
+ * what it held before, and real clients still get across on shm.
  */
 class ShmHelloExpiryTest {
     private static final int HELLOS = 300;

@@ -56,8 +56,6 @@ final class ShmListener implements Transport.TransportListener {
     /** Connections whose hello is incomplete; guarded by {@code this}. */
     private final Map<SocketChannel, Partial> partial = new HashMap<>();
     private final long helloTtlNanos = SoviaConfig.shmHelloTtlNanos();
-    /** Scratch for looking at a pending hello's socket; guarded by {@code this}. */
-    private final ByteBuffer peek = ByteBuffer.allocate(64);
 
     private ShmListener(ShmDirectory directory, java.nio.file.Path socket, ServerSocketChannel unixServer)
             throws IOException {
@@ -156,31 +154,16 @@ final class ShmListener implements Transport.TransportListener {
                 ShmTransport.closeQuietly(ch);
             }
         }
+        // only by age: a hello whose client died is still claimed by the accept of its TCP connection, which
+        // then ends with "Connection reset" as TCP's would, not with the setup connection's end of stream
         long now = System.nanoTime();
         hellos.removeIf((client, p) -> {
-            if (now - p.since() < helloTtlNanos && clientStillThere(p)) {
+            if (now - p.since() < helloTtlNanos) {
                 return false;
             }
             dropUnclaimed(p);
             return true;
         });
-    }
-
-    /**
-     * Whether the client of a hello not yet claimed is still there: its socket has not ended. What it may have
-     * rung meanwhile needs no answer, as the claim polls the rings anyway.
-     */
-    private boolean clientStillThere(Pending p) {
-        try {
-            int n;
-            do {
-                peek.clear();
-                n = p.unix().read(peek);
-            } while (n == peek.capacity());
-            return n >= 0;
-        } catch (IOException gone) {
-            return false;
-        }
     }
 
     /** Resets the client of a hello nobody claimed and removes its segment. */

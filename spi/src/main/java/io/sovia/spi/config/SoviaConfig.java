@@ -77,8 +77,8 @@ import java.util.Locale;
  *       short connection here); 0 makes each at its connect</td></tr>
  *   <tr><td>{@code sovia.shm.hello.ttl.millis}</td><td>{@code 60000}</td><td>how long a listener keeps a
  *       client's hello whose TCP connection it has not accepted: a client that vanished without connecting
- *       would otherwise pin a descriptor for good (its UNIX socket; one whose socket ended goes at once). As
- *       long as a TCP connect retries its SYN, and an app accepting slower than that resets such clients</td></tr>
+ *       would otherwise pin a descriptor (its UNIX socket) for good. As long as a TCP connect retries its SYN;
+ *       an app that accepts a connection later than that gets it on TCP, and its client a reset</td></tr>
  *   <tr><td>{@code sovia.shm.root}</td><td>{@code /dev/shm}</td><td>where the per-user directory
  *       {@code sovia-<uid>} lives</td></tr>
  * </table>
