@@ -77,15 +77,7 @@ final class SessionMachine {
     /** This end reset the connection (abort, or data after close). */
     private boolean resetSent;
     private IOException failure;
-    /**
-     * The failure is the peer's reset. As on Linux the bytes that arrived before it stay readable, and the
-     * reset is reported once, to whichever call comes first: reads report it for good (the JDK's sockets and
-     * channels remember it), but after a write took it reads end with end of stream, and writes after it get
-     * "Broken pipe".
-     */
-    private boolean peerReset;
-    private boolean resetReported;
-    private boolean resetReportedByWrite;
+    private final ResetReport resetReport = new ResetReport();
 
     /**
      * @param timerSet    runs when a timer is set, so the service thread comes to run it
@@ -154,13 +146,7 @@ final class SessionMachine {
             return n;
         }
         if (failure != null) {
-            if (peerReset) {
-                if (resetReportedByWrite) {
-                    return -1;
-                }
-                resetReported = true;
-            }
-            throw failure;
+            return resetReport.onRead(failure);
         }
         return inState == IN_FIN_RECEIVED || inputShutdown ? -1 : 0;
     }
@@ -192,17 +178,10 @@ final class SessionMachine {
         return sender.sendUrgent((byte) data, dataMayFlow());
     }
 
-    /** Throws what a write would throw now: a failure (a peer's reset reported once), or output shut down. */
+    /** Throws what a write would throw now: the failure ({@link ResetReport}), or output shut down. */
     private void checkWritable() throws IOException {
         if (failure != null) {
-            if (peerReset) {
-                if (resetReported) {
-                    throw new SocketException("Broken pipe");
-                }
-                resetReported = true;
-                resetReportedByWrite = true;
-            }
-            throw failure;
+            resetReport.onWrite(failure);
         }
         if (outState != OUT_OPEN) {
             throw new SocketException("Socket output is shutdown");
@@ -459,7 +438,9 @@ final class SessionMachine {
                 }
                 break;
             case RST:
-                peerReset = failure == null;
+                if (failure == null) {
+                    resetReport.peerReset();
+                }
                 fail(new SocketException("Connection reset"), false);
                 break;
             case ACK:
