@@ -9,7 +9,6 @@ import io.sovia.spi.link.RingLink;
 import io.sovia.spi.jdk.JdkNio;
 import io.sovia.spi.transport.LocalAddresses;
 import io.sovia.spi.transport.PathKind;
-import io.sovia.spi.transport.LocalAddresses;
 import io.sovia.spi.transport.Transport;
 
 import java.io.IOException;
@@ -150,12 +149,13 @@ public final class ShmTransport implements Transport {
         }
     }
 
-    static void deleteQuietly(java.nio.file.Path file) {
+    /** Removes {@code file} if it exists; returns whether it did. */
+    static boolean deleteQuietly(java.nio.file.Path file) {
         UNCLAIMED.remove(file);
         try {
-            Files.deleteIfExists(file);
+            return Files.deleteIfExists(file);
         } catch (IOException ignored) {
-            // the next start of a Sovia JVM removes it
+            return false; // the next start of a Sovia JVM removes it
         }
     }
 
@@ -181,11 +181,12 @@ public final class ShmTransport implements Transport {
         @Override
         public AutoCloseable established() throws IOException {
             ShmDoorbells doorbells = ShmDoorbells.get();
-            // a killed server cannot remove its listener's socket, nor a segment it never claimed; the
-            // client that saw it die does
+            // a killed server cannot remove a segment it never claimed, nor then its listener's socket; the client
+            // that saw it die does. The server unlinks the segment when it claims it, so after a normal end there
+            // is nothing to remove, and the listener is not probed (a probe costs it a connection to drain); the
+            // socket of a server killed later goes at the next connect to it, or at any Sovia JVM's exit
             doorbells.watch(unix, link, () -> {
-                deleteQuietly(file);
-                if (!ShmDirectory.accepting(listenerSocket)) {
+                if (deleteQuietly(file) && !ShmDirectory.accepting(listenerSocket)) {
                     deleteQuietly(listenerSocket);
                 }
             });

@@ -117,7 +117,8 @@ public final class SessionBackend implements SocketBackend {
     @Override
     public void armSelector(Runnable wake, boolean arm) {
         if (arm) {
-            session.waiters().add(wake);
+            // the selector sleeps on doorbell() beside its kernel channels (SoviaSelector registers it)
+            session.waiters().add(wake, true);
         } else {
             session.waiters().remove(wake);
         }

@@ -285,7 +285,7 @@ final class SessionSender {
         if (waiting != watchingCredit) {
             watchingCredit = waiting;
             if (waiting) {
-                waiters.add(creditWaker);
+                waiters.add(creditWaker, false);
             } else {
                 waiters.remove(creditWaker);
             }
