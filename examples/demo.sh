@@ -2,7 +2,8 @@
 # Builds Sovia, then runs PingPongApp (a plain client and server that never heard of Sovia) without
 # and with the agent, pinned to one core and to separate cores, and prints the path each connection
 # took (from the agent's stats files), round trips, stream rates and the with/without ratios.
-# With two JVMs it also times BareRingPing, 64-byte ping-pong over bare shared memory: the floor.
+# With two JVMs it also times BareRingPing, 64-byte ping-pong over bare shared memory (the floor), and
+# UnixSocketPing, the same over a UNIX domain socket (what same-host IPC costs in the kernel).
 #
 #   bash examples/demo.sh            two JVMs, client and server processes (the shm path)
 #   bash examples/demo.sh one-jvm    client and server threads of one JVM (the jvm path)
@@ -74,6 +75,18 @@ bare() {
   field rtt_us "$OUT/bare.out"
 }
 
+# unix SERVER_CPU CLIENT_CPU -> the round trip (us) of UnixSocketPing, a UNIX domain socket's ping-pong
+unix() {
+  local path=$OUT/ping.sock ready=$OUT/unix.ready
+  rm -f "$ready"
+  taskset -c "$1" "$JAVA" -cp "$CP" io.sovia.examples.UnixSocketPing pong "$path" >"$ready" &
+  local pong=$!
+  for _ in $(seq 100); do grep -q READY "$ready" 2>/dev/null && break; sleep 0.1; done
+  taskset -c "$2" "$JAVA" -cp "$CP" io.sovia.examples.UnixSocketPing ping "$path" "$PINGS" >"$OUT/unix.out"
+  wait "$pong"
+  field rtt_us "$OUT/unix.out"
+}
+
 printf '%-15s %-9s %-6s %9s %11s %11s %11s   %s\n' pinning api agent "rtt us" "64B MiB/s" "4K MiB/s" \
   "64K MiB/s" "paths (client / server)"
 for pin in "same-core 0 0" "separate-cores 0 1"; do
@@ -104,5 +117,8 @@ for pin in "same-core 0 0" "separate-cores 0 1"; do
     sovia=$(field rtt_us "$OUT/$1-$(set -- $APIS; echo "$1")-yes.out")
     awk -v p="$1" -v b="$floor" -v s="$sovia" -v a="$(set -- $APIS; echo "$1")" \
       'BEGIN { printf "%-15s %-9s %-6s %9s   %s rtt with the agent is %.1fx the bare ring\n", p, "bare-ring", "-", b, a, s / b }'
+    uds=$(unix "$2" "$3")
+    awk -v p="$1" -v u="$uds" -v s="$sovia" -v a="$(set -- $APIS; echo "$1")" \
+      'BEGIN { printf "%-15s %-9s %-6s %9s   %s rtt with the agent is %.2fx a UNIX socket'"'"'s\n", p, "unix-sock", "-", u, a, s / u }'
   fi
 done
