@@ -10,7 +10,8 @@
 # Environment: APIS (default "nio net selector"), PINGS (64-byte round trips, default 200000),
 # MIB (MiB streamed in 64 KiB writes; 4 KiB writes stream an eighth, 64 B writes a 64th; default 1024;
 # each stream and the pings are preceded by an untimed quarter, for the JIT),
-# SKIP_BUILD=1, JAVA.
+# CSV (a file: every row below also as pinning,api,agent,rtt_us,w64_MiBps,w4096_MiBps,w65536_MiBps,paths, with
+# the references as agent "bare-ring" and "unix-socket"), SKIP_BUILD=1, JAVA.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +19,7 @@ MODE=${1:-two-jvm}
 APIS=${APIS:-nio net selector}
 PINGS=${PINGS:-200000}
 MIB=${MIB:-1024}
+CSV=${CSV:-}
 JAVA=${JAVA:-java}
 AGENT=$PWD/agent/target/sovia.jar
 CP=$PWD/examples/target/classes
@@ -87,6 +89,14 @@ unix() {
   field rtt_us "$OUT/unix.out"
 }
 
+# csv FIELDS... -> one row appended to $CSV, when set
+csv() {
+  if [ -n "$CSV" ]; then
+    (IFS=,; echo "$*") >>"$CSV"
+  fi
+}
+[ -z "$CSV" ] || echo "pinning,api,agent,rtt_us,w64_MiBps,w4096_MiBps,w65536_MiBps,paths" >"$CSV"
+
 printf '%-15s %-9s %-6s %9s %11s %11s %11s   %s\n' pinning api agent "rtt us" "64B MiB/s" "4K MiB/s" \
   "64K MiB/s" "paths (client / server)"
 for pin in "same-core 0 0" "separate-cores 0 1"; do
@@ -103,6 +113,8 @@ for pin in "same-core 0 0" "separate-cores 0 1"; do
       printf '%-15s %-9s %-6s %9s %11s %11s %11s   %s\n' "$1" "$api" "$agent" "$(field rtt_us "$OUT/$label.out")" \
         "$(field w64_MiBps "$OUT/$label.out")" "$(field w4096_MiBps "$OUT/$label.out")" \
         "$(field w65536_MiBps "$OUT/$label.out")" "$paths"
+      csv "$1" "$api" "$agent" "$(field rtt_us "$OUT/$label.out")" "$(field w64_MiBps "$OUT/$label.out")" \
+        "$(field w4096_MiBps "$OUT/$label.out")" "$(field w65536_MiBps "$OUT/$label.out")" "$paths"
     done
     plain="$OUT/$1-$api-no.out" sovia="$OUT/$1-$api-yes.out"
     awk -v p="$1" -v a="$api" -v r0="$(field rtt_us "$plain")" -v r1="$(field rtt_us "$sovia")" \
@@ -117,7 +129,9 @@ for pin in "same-core 0 0" "separate-cores 0 1"; do
     sovia=$(field rtt_us "$OUT/$1-$(set -- $APIS; echo "$1")-yes.out")
     awk -v p="$1" -v b="$floor" -v s="$sovia" -v a="$(set -- $APIS; echo "$1")" \
       'BEGIN { printf "%-15s %-9s %-6s %9s   %s rtt with the agent is %.1fx the bare ring\n", p, "bare-ring", "-", b, a, s / b }'
+    csv "$1" - bare-ring "$floor" "" "" "" ""
     uds=$(unix "$2" "$3")
+    csv "$1" - unix-socket "$uds" "" "" "" ""
     awk -v p="$1" -v u="$uds" -v s="$sovia" -v a="$(set -- $APIS; echo "$1")" \
       'BEGIN { printf "%-15s %-9s %-6s %9s   %s rtt with the agent is %.2fx a UNIX socket'"'"'s\n", p, "unix-sock", "-", u, a, s / u }'
   fi
