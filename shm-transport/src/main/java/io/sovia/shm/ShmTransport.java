@@ -181,12 +181,12 @@ public final class ShmTransport implements Transport {
         @Override
         public AutoCloseable established() throws IOException {
             ShmDoorbells doorbells = ShmDoorbells.get();
-            // a killed server cannot remove a segment it never claimed, nor its listener's socket; the client that
-            // saw it die does. A server that closed its end of the rings first ended normally: its listener is not
-            // probed then (a probe costs it a connection to drain)
+            // a killed server cannot remove a segment it never claimed, nor then its listener's socket; the client
+            // that saw it die does. The server unlinks the segment when it claims it, so after a normal end there
+            // is nothing to remove, and the listener is not probed (a probe costs it a connection to drain); the
+            // socket of a server killed later goes at the next connect to it, or at any Sovia JVM's exit
             doorbells.watch(unix, link, () -> {
-                boolean unclaimed = deleteQuietly(file);
-                if ((unclaimed || !link.peerClosed()) && !ShmDirectory.accepting(listenerSocket)) {
+                if (deleteQuietly(file) && !ShmDirectory.accepting(listenerSocket)) {
                     deleteQuietly(listenerSocket);
                 }
             });

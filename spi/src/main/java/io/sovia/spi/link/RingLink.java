@@ -215,11 +215,6 @@ public final class RingLink implements Link {
         return !peerDead && !in.isCorrupt() && !in.isProducerClosed() && !out.isConsumerClosed();
     }
 
-    /** Whether the peer closed its end of the rings, as a process that ends normally does before it goes. */
-    public boolean peerClosed() {
-        return in.isProducerClosed();
-    }
-
     /** The peer's process is gone without closing its end: wake this end so it notices. */
     public void peerDied() {
         peerDead = true;
