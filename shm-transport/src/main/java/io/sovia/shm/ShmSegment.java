@@ -28,12 +28,6 @@ final class ShmSegment {
     }
 
     /**
-     * Zeros written from native memory: a heap buffer is copied into a temporary direct one by the JDK on every
-     * write, which doubled the cost of making a segment. Shared by every thread through duplicates, never written.
-     */
-    private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(256 * 1024);
-
-    /**
      * Creates and maps a segment. Every page is written first, so a full /dev/shm fails here with an
      * IOException instead of a fault when the rings are first touched.
      */
@@ -41,7 +35,7 @@ final class ShmSegment {
         int length = ShmSegmentDescriptor.totalLength(capacity);
         try (FileChannel ch = FileChannel.open(file, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                 StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(ShmDirectory.FILE))) {
-            ByteBuffer zeros = ZEROS.duplicate();
+            ByteBuffer zeros = ByteBuffer.allocate(64 * 1024);
             for (long position = 0; position < length; ) {
                 zeros.clear().limit((int) Math.min(zeros.capacity(), length - position));
                 position += ch.write(zeros, position);

@@ -9,6 +9,7 @@ import io.sovia.spi.link.RingLink;
 import io.sovia.spi.jdk.JdkNio;
 import io.sovia.spi.transport.LocalAddresses;
 import io.sovia.spi.transport.PathKind;
+import io.sovia.spi.transport.LocalAddresses;
 import io.sovia.spi.transport.Transport;
 
 import java.io.IOException;
@@ -149,13 +150,12 @@ public final class ShmTransport implements Transport {
         }
     }
 
-    /** Removes {@code file} if it exists; returns whether it did. */
-    static boolean deleteQuietly(java.nio.file.Path file) {
+    static void deleteQuietly(java.nio.file.Path file) {
         UNCLAIMED.remove(file);
         try {
-            return Files.deleteIfExists(file);
+            Files.deleteIfExists(file);
         } catch (IOException ignored) {
-            return false; // the next start of a Sovia JVM removes it
+            // the next start of a Sovia JVM removes it
         }
     }
 
@@ -181,12 +181,11 @@ public final class ShmTransport implements Transport {
         @Override
         public AutoCloseable established() throws IOException {
             ShmDoorbells doorbells = ShmDoorbells.get();
-            // a killed server cannot remove a segment it never claimed, nor then its listener's socket; the client
-            // that saw it die does. The server unlinks the segment when it claims it, so after a normal end there
-            // is nothing to remove, and the listener is not probed (a probe costs it a connection to drain); the
-            // socket of a server killed later goes at the next connect to it, or at any Sovia JVM's exit
+            // a killed server cannot remove its listener's socket, nor a segment it never claimed; the
+            // client that saw it die does
             doorbells.watch(unix, link, () -> {
-                if (deleteQuietly(file) && !ShmDirectory.accepting(listenerSocket)) {
+                deleteQuietly(file);
+                if (!ShmDirectory.accepting(listenerSocket)) {
                     deleteQuietly(listenerSocket);
                 }
             });

@@ -117,8 +117,7 @@ public final class SessionBackend implements SocketBackend {
     @Override
     public void armSelector(Runnable wake, boolean arm) {
         if (arm) {
-            // the selector sleeps on doorbell() beside its kernel channels (SoviaSelector registers it)
-            session.waiters().add(wake, true);
+            session.waiters().add(wake);
         } else {
             session.waiters().remove(wake);
         }

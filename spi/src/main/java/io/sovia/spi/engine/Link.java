@@ -87,14 +87,6 @@ public interface Link {
     }
 
     /**
-     * Whether every thread or selector now sleeping on this end watches {@link #doorbell()} in the kernel itself:
-     * then whoever else watches the doorbell for this end may ignore its bytes (and still watch for the peer's
-     * end), so one ring wakes one thread. Called under the end's waiter lock, on every change.
-     */
-    default void sleepersWatchDoorbell(boolean all) {
-    }
-
-    /**
      * Takes what was rung on {@link #doorbell()} and wakes this end's sleepers, as the ring would.
      * Returns false when the doorbell reached its end: the peer is gone ({@link #isPeerAlive()} false
      * from now on), and the caller stops watching it.

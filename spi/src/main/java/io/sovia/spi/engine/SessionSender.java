@@ -285,7 +285,7 @@ final class SessionSender {
         if (waiting != watchingCredit) {
             watchingCredit = waiting;
             if (waiting) {
-                waiters.add(creditWaker, false);
+                waiters.add(creditWaker);
             } else {
                 waiters.remove(creditWaker);
             }

@@ -2,6 +2,7 @@ package io.sovia.spi.engine;
 
 import java.io.IOException;
 import java.nio.channels.SelectableChannel;
+import java.nio.channels.Selector;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
@@ -12,8 +13,8 @@ import java.util.function.BooleanSupplier;
  * ({@link DoorbellSleep}), else parked. A wake-up across cores costs tens of microseconds on a VM, so the spin
  * covers a typical request/response turn.
  *
- * <p>A virtual thread always parks: an epoll wait blocks its carrier, and one epoll per virtual thread would cost
- * two descriptors for each of thousands of threads. Whoever wakes the session
+ * <p>A virtual thread always parks: a JDK selector blocks its carrier on JDK 21-23, and one selector per
+ * virtual thread would cost two descriptors for each of thousands of threads. Whoever wakes the session
  * (the writer on a jvm link, the doorbell thread on an shm link) unparks it. Its spin yields, so it hands
  * its carrier to other virtual threads while it waits.
  */
@@ -66,17 +67,18 @@ public final class SpinThenSleep {
             boolean virtual = VirtualThreads.current();
             boolean endsOnInterrupt = interruptible || virtual;
             SelectableChannel doorbell = waiters.doorbell();
-            DoorbellSleep.Sleeper kernel = doorbell == null || virtual ? null : DoorbellSleep.sleeper();
+            Selector selector = doorbell == null || virtual ? null : DoorbellSleep.selector();
             while (true) {
-                if (kernel != null) {
+                if (selector != null) {
                     try {
-                        kernel.forget();
+                        DoorbellSleep.forget(selector);
                     } catch (IOException e) {
-                        kernel = null;
+                        selector = null;
                     }
                 }
-                Object sleeper = kernel == null ? me : kernel;
-                waiters.add(sleeper, false);
+                Object sleeper = selector == null ? me : selector;
+                boolean rang = false;
+                waiters.add(sleeper);
                 try {
                     if (ready.getAsBoolean()) {
                         return true;
@@ -92,19 +94,13 @@ public final class SpinThenSleep {
                         interrupted = true;
                     }
                     EngineCounters.SLEEPS.increment();
-                    if (kernel != null) {
+                    if (selector != null) {
                         try {
-                            waiters.watching(kernel);
-                            if (kernel.sleep(doorbell, deadline)) {
-                                // taken while still registered: once nobody watches the doorbell, the
-                                // doorbell agent would wake for this byte too; the others are woken as well,
-                                // in case the agent did not watch it
-                                waiters.doorbellRung();
-                            }
+                            rang = DoorbellSleep.sleep(selector, doorbell, deadline);
                         } catch (IOException ended) {
                             // the doorbell closed (the connection ended, which also wakes us) or the
-                            // epoll failed: park from now on
-                            kernel = null;
+                            // selector failed: park from now on
+                            selector = null;
                         }
                     } else if (deadline == 0) {
                         LockSupport.park(this);
@@ -113,6 +109,11 @@ public final class SpinThenSleep {
                     }
                 } finally {
                     waiters.remove(sleeper);
+                }
+                if (rang) {
+                    // the others too: the doorbell thread may not get to the byte first; this one is
+                    // no longer registered, so it is not woken again by its own ring
+                    waiters.doorbellRung();
                 }
             }
         } finally {

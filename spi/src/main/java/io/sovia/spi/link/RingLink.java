@@ -34,8 +34,6 @@ public final class RingLink implements Link {
     private volatile boolean closed;
     /** Set by whoever watches the peer's process (shm: the UNIX socket's end of stream). */
     private volatile boolean peerDead;
-    /** Told when the sleepers alone watch the doorbell (see {@link #watchedBy}). */
-    private volatile DoorbellWatcher watcher = all -> { };
     /** Whether the corrupt ring was logged; by the polling thread, under the session's lock. */
     private boolean corruptionReported;
 
@@ -142,22 +140,6 @@ public final class RingLink implements Link {
     public void nudged() {
         nudged.run();
         wake();
-    }
-
-    /** Whoever watches this end's doorbell besides its sleepers (the shm doorbell agent). */
-    public interface DoorbellWatcher {
-        /** Whether this end's sleepers all watch the doorbell themselves, so its bytes may be left to them. */
-        void sleepersWatch(boolean all);
-    }
-
-    /** Sets who watches the doorbell besides the sleepers; it learns each change of {@link #sleepersWatchDoorbell}. */
-    public void watchedBy(DoorbellWatcher watcher) {
-        this.watcher = watcher;
-    }
-
-    @Override
-    public void sleepersWatchDoorbell(boolean all) {
-        watcher.sleepersWatch(all);
     }
 
     @Override
