@@ -64,29 +64,25 @@ run() {
   wait "$server"
 }
 
-# bare SERVER_CPU CLIENT_CPU -> the round trip (us) of BareRingPing, the floor for the shm path
-bare() {
-  local file=/dev/shm/sovia-bare-$$ ready=$OUT/bare.ready
-  rm -f "$file" "$ready"
-  taskset -c "$1" "$JAVA" -cp "$CP" io.sovia.examples.BareRingPing pong "$file" >"$ready" &
+# reference CLASS PATH SERVER_CPU CLIENT_CPU -> the round trip (us) of a reference ping-pong (BareRingPing,
+# UnixSocketPing): its pong end at PATH prints READY, its ping end prints the RESULT line
+reference() {
+  local ready=$OUT/$1.ready
+  rm -f "$ready"
+  taskset -c "$3" "$JAVA" -cp "$CP" "io.sovia.examples.$1" pong "$2" >"$ready" &
   local pong=$!
   for _ in $(seq 100); do grep -q READY "$ready" 2>/dev/null && break; sleep 0.1; done
-  taskset -c "$2" "$JAVA" -cp "$CP" io.sovia.examples.BareRingPing ping "$file" "$PINGS" >"$OUT/bare.out"
+  taskset -c "$4" "$JAVA" -cp "$CP" "io.sovia.examples.$1" ping "$2" "$PINGS" >"$OUT/$1.out"
   wait "$pong"
-  rm -f "$file"
-  field rtt_us "$OUT/bare.out"
+  field rtt_us "$OUT/$1.out"
 }
 
-# unix SERVER_CPU CLIENT_CPU -> the round trip (us) of UnixSocketPing, a UNIX domain socket's ping-pong
-unix() {
-  local path=$OUT/ping.sock ready=$OUT/unix.ready
-  rm -f "$ready"
-  taskset -c "$1" "$JAVA" -cp "$CP" io.sovia.examples.UnixSocketPing pong "$path" >"$ready" &
-  local pong=$!
-  for _ in $(seq 100); do grep -q READY "$ready" 2>/dev/null && break; sleep 0.1; done
-  taskset -c "$2" "$JAVA" -cp "$CP" io.sovia.examples.UnixSocketPing ping "$path" "$PINGS" >"$OUT/unix.out"
-  wait "$pong"
-  field rtt_us "$OUT/unix.out"
+# bare SERVER_CPU CLIENT_CPU -> the round trip (us) of BareRingPing, the floor for the shm path
+bare() {
+  local file=/dev/shm/sovia-bare-$$
+  rm -f "$file"
+  reference BareRingPing "$file" "$1" "$2"
+  rm -f "$file"
 }
 
 # csv FIELDS... -> one row appended to $CSV, when set
@@ -110,11 +106,10 @@ for pin in "same-core 0 0" "separate-cores 0 1"; do
         paths="$(path_of "$OUT/$label.client.json")"
         [ -f "$OUT/$label.server.json" ] && paths="$paths / $(path_of "$OUT/$label.server.json")"
       fi
-      printf '%-15s %-9s %-6s %9s %11s %11s %11s   %s\n' "$1" "$api" "$agent" "$(field rtt_us "$OUT/$label.out")" \
-        "$(field w64_MiBps "$OUT/$label.out")" "$(field w4096_MiBps "$OUT/$label.out")" \
-        "$(field w65536_MiBps "$OUT/$label.out")" "$paths"
-      csv "$1" "$api" "$agent" "$(field rtt_us "$OUT/$label.out")" "$(field w64_MiBps "$OUT/$label.out")" \
-        "$(field w4096_MiBps "$OUT/$label.out")" "$(field w65536_MiBps "$OUT/$label.out")" "$paths"
+      figures=("$(field rtt_us "$OUT/$label.out")" "$(field w64_MiBps "$OUT/$label.out")" \
+        "$(field w4096_MiBps "$OUT/$label.out")" "$(field w65536_MiBps "$OUT/$label.out")")
+      printf '%-15s %-9s %-6s %9s %11s %11s %11s   %s\n' "$1" "$api" "$agent" "${figures[@]}" "$paths"
+      csv "$1" "$api" "$agent" "${figures[@]}" "$paths"
     done
     plain="$OUT/$1-$api-no.out" sovia="$OUT/$1-$api-yes.out"
     awk -v p="$1" -v a="$api" -v r0="$(field rtt_us "$plain")" -v r1="$(field rtt_us "$sovia")" \
@@ -126,13 +121,14 @@ for pin in "same-core 0 0" "separate-cores 0 1"; do
   done
   if [ "$MODE" = two-jvm ]; then
     floor=$(bare "$2" "$3")
-    sovia=$(field rtt_us "$OUT/$1-$(set -- $APIS; echo "$1")-yes.out")
-    awk -v p="$1" -v b="$floor" -v s="$sovia" -v a="$(set -- $APIS; echo "$1")" \
+    first_api=$(set -- $APIS; echo "$1")
+    sovia=$(field rtt_us "$OUT/$1-$first_api-yes.out")
+    awk -v p="$1" -v b="$floor" -v s="$sovia" -v a="$first_api" \
       'BEGIN { printf "%-15s %-9s %-6s %9s   %s rtt with the agent is %.1fx the bare ring\n", p, "bare-ring", "-", b, a, s / b }'
     csv "$1" - bare-ring "$floor" "" "" "" ""
-    uds=$(unix "$2" "$3")
+    uds=$(reference UnixSocketPing "$OUT/ping.sock" "$2" "$3")
     csv "$1" - unix-socket "$uds" "" "" "" ""
-    awk -v p="$1" -v u="$uds" -v s="$sovia" -v a="$(set -- $APIS; echo "$1")" \
+    awk -v p="$1" -v u="$uds" -v s="$sovia" -v a="$first_api" \
       'BEGIN { printf "%-15s %-9s %-6s %9s   %s rtt with the agent is %.2fx a UNIX socket'"'"'s\n", p, "unix-sock", "-", u, a, s / u }'
   fi
 done
