@@ -3,7 +3,6 @@ package io.sovia.examples;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,7 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Hellos whose TCP connection never comes must not pin a listener's descriptors for good: a local peer that leaves
- * hundreds of them (HostileHellos), some on connections it keeps open, some on ones it closes at once. They go after
+ * hundreds of them (HostilePeer), some on connections it keeps open, some on ones it closes at once. They go after
  * {@code sovia.shm.hello.ttl.millis} (the doorbell agent sweeps every second); then the listener's process holds
  * what it held before, and real clients still get across on shm.
  */
@@ -30,7 +29,7 @@ class ShmHelloExpiryTest {
         try (ForkedJvm server = ForkedJvm.start(dir, "server", ForkedJvm.Options.agent(dir.resolve("server.json"),
                 "-Dsovia.shm.hello.ttl.millis=" + TTL_MILLIS), ManyEchoApp.class, "server")) {
             int port = server.awaitPort(Duration.ofSeconds(60));
-            Path socket = listenerSocket(port);
+            Path socket = ShmChecks.listenerSockets(port).get(0);
             echo(port, "warm-up");
             long before = descriptors(server.pid());
             try (ForkedJvm kept = hostile("kept", socket, "keep"); ForkedJvm closed = hostile("closed", socket, "close")) {
@@ -61,22 +60,10 @@ class ShmHelloExpiryTest {
     }
 
     private ForkedJvm hostile(String name, Path socket, String mode) throws Exception {
-        ForkedJvm peer = ForkedJvm.start(dir, name, ForkedJvm.Options.plain(), HostileHellos.class,
-                socket.toString(), String.valueOf(HELLOS), mode);
+        ForkedJvm peer = ForkedJvm.start(dir, name, ForkedJvm.Options.plain(), HostilePeer.class,
+                socket.toString(), "0", "hellos-" + mode, String.valueOf(HELLOS));
         peer.awaitLine("READY", Duration.ofSeconds(60));
         return peer;
-    }
-
-    /** The UNIX socket of the agent's listener on {@code port}, in this user's directory under /dev/shm. */
-    private static Path listenerSocket(int port) throws IOException {
-        int uid = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-        try (DirectoryStream<Path> sockets = Files.newDirectoryStream(Path.of("/dev/shm/sovia-" + uid),
-                "l-" + port + "-*.sock")) {
-            for (Path socket : sockets) {
-                return socket;
-            }
-        }
-        throw new AssertionError("no shm listener socket for port " + port);
     }
 
     private static long descriptors(long pid) throws IOException {

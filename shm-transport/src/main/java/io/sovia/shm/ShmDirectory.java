@@ -16,13 +16,11 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The per-user directory under /dev/shm (0700) where this user's Sovia JVMs meet: a UNIX socket per
- * listener ({@code l-<port>-<address>.sock}) and, briefly, a segment per connection being set up
- * ({@code s-<pid>-<n>.seg}, 0600, unlinked as soon as the server maps it). Another user's processes use
- * their own directory, so they never find these and connect over TCP.
+ * listener ({@code l-<port>-<address>.sock}). Segments have no name here (see {@link ShmSegment}). Another
+ * user's processes use their own directory, so they never find these and connect over TCP.
  */
 final class ShmDirectory {
     static final Set<PosixFilePermission> DIRECTORY = EnumSet.of(PosixFilePermission.OWNER_READ,
@@ -32,7 +30,6 @@ final class ShmDirectory {
     private static final String ANY = "any";
 
     private final Path dir;
-    private final AtomicLong segments = new AtomicLong();
 
     ShmDirectory(Path root) throws IOException {
         int uid = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
@@ -74,36 +71,19 @@ final class ShmDirectory {
         return Files.exists(any) ? any : null;
     }
 
-    /** A fresh segment name of this process. */
-    Path newSegment() {
-        return dir.resolve("s-" + ProcessHandle.current().pid() + '-' + segments.incrementAndGet() + ".seg");
-    }
-
     /**
-     * Removes what dead processes left: segments of processes that no longer run, and listener
-     * sockets nobody accepts on. Never throws.
+     * Removes what dead processes left: listener sockets nobody accepts on. Never throws.
      */
     void removeLeftovers() {
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
             for (Path f : files) {
                 String name = f.getFileName().toString();
-                if (name.startsWith("s-") && !ownerAlive(name)) {
-                    Files.deleteIfExists(f);
-                } else if (name.startsWith("l-") && !accepting(f)) {
+                if (name.startsWith("l-") && !accepting(f)) {
                     Files.deleteIfExists(f);
                 }
             }
         } catch (IOException | RuntimeException e) {
             SoviaLog.warn("cannot clean " + dir, e);
-        }
-    }
-
-    private static boolean ownerAlive(String segmentName) {
-        try {
-            long pid = Long.parseLong(segmentName.substring(2, segmentName.indexOf('-', 2)));
-            return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-        } catch (RuntimeException e) {
-            return false;
         }
     }
 

@@ -4,6 +4,8 @@ import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.config.SoviaLog;
 import io.sovia.spi.link.RingLink;
 import io.sovia.spi.jdk.JdkNio;
+import io.sovia.spi.os.NativeAccess;
+import io.sovia.spi.stats.SoviaStats;
 import io.sovia.spi.transport.PendingOffers;
 import io.sovia.spi.transport.Transport;
 import jdk.net.ExtendedSocketOptions;
@@ -17,7 +19,6 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.attribute.UserPrincipal;
-import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
@@ -39,16 +40,37 @@ final class ShmListener implements Transport.TransportListener {
     private final java.nio.file.Path socket;
     private final ServerSocketChannel unixServer;
     private final UserPrincipal self;
-    private final int uid;
     /** Hellos read and not yet claimed, by client address; changed under {@code this}. */
     private final PendingOffers<Pending> hellos = new PendingOffers<>();
 
-    /** A hello waiting for the accept of its TCP connection, since {@code since} ({@link System#nanoTime()}). */
-    private record Pending(SocketChannel unix, ShmHello hello, long since) {
+    /**
+     * A hello waiting for the accept of its TCP connection, since {@code since} ({@link System#nanoTime()}),
+     * with the descriptor of its segment, which whoever drops or claims it closes.
+     */
+    private record Pending(SocketChannel unix, ShmHello hello, int segment, long since) {
     }
 
-    /** A UNIX connection whose hello is still arriving. */
-    private record Partial(ByteBuffer bytes, long since) {
+    /** A UNIX connection whose hello is still arriving; its bytes and descriptor so far. */
+    private static final class Partial {
+        final byte[] bytes = new byte[ShmHello.MAX_LENGTH];
+        final long since = System.nanoTime();
+        final int[] received = new int[1];
+        int length;
+        int segment = -1;
+
+        /** Reads what is there; false at end of stream. */
+        boolean read(SocketChannel ch) throws IOException {
+            int n = NativeAccess.os().receiveWithDescriptors(JdkNio.fd(ch), bytes, length, bytes.length - length, received);
+            if (received[0] >= 0) {
+                if (segment >= 0) {
+                    NativeAccess.os().closeFd(received[0]);
+                    throw new IOException("a second descriptor");
+                }
+                segment = received[0];
+            }
+            length += Math.max(n, 0);
+            return n >= 0;
+        }
     }
 
     /** A client writes its hello before its TCP connect; one silent this long is no client. */
@@ -63,7 +85,6 @@ final class ShmListener implements Transport.TransportListener {
         this.socket = socket;
         this.unixServer = unixServer;
         this.self = Files.getOwner(directory.path());
-        this.uid = (Integer) Files.getAttribute(directory.path(), "unix:uid");
     }
 
     /** Opens the UNIX socket for a listener bound at {@code bound}; null if a live listener owns it. */
@@ -102,14 +123,15 @@ final class ShmListener implements Transport.TransportListener {
             return null;
         }
         try {
-            ShmSegment segment = ShmSegment.open(directory.path().resolve(p.hello().segment()), uid);
+            ShmSegment segment = ShmSegment.open(p.segment());
             RingLink link = ShmTransport.link(segment.clientToServer(), segment.serverToClient(), p.unix());
             ShmDoorbells doorbells = ShmDoorbells.get();
             doorbells.watch(p.unix(), link, () -> { });
             return new Transport.Claimed(link, () -> doorbells.close(p.unix()));
         } catch (IOException | RuntimeException e) {
             // the client already moved to the segment: closing its socket resets it instead of leaving it hanging
-            SoviaLog.warn("cannot take the shm connection from " + remote + "; it is reset", e);
+            SoviaStats.refused("shm segment");
+            SoviaLog.warnCounted("shm-segment", "cannot take an shm connection (from " + remote + "); it is reset", e);
             ShmTransport.closeQuietly(p.unix());
             return null;
         }
@@ -128,30 +150,37 @@ final class ShmListener implements Transport.TransportListener {
                     throw new IOException("peer " + peer.user() + " is not " + self);
                 }
                 c.configureBlocking(false);
-                partial.put(c, new Partial(ByteBuffer.allocate(ShmHello.MAX_LENGTH), System.nanoTime()));
+                partial.put(c, new Partial());
             } catch (IOException | RuntimeException e) {
-                SoviaLog.debugOnce("shm-hello", "refused a shm hello: " + e);
-                ShmTransport.closeQuietly(c);
+                refused(c, null, e);
             }
         }
         for (Iterator<Map.Entry<SocketChannel, Partial>> it = partial.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<SocketChannel, Partial> e = it.next();
             SocketChannel ch = e.getKey();
+            Partial p = e.getValue();
             try {
-                int n = ch.read(e.getValue().bytes());
-                ShmHello hello = ShmHello.parse(e.getValue().bytes());
+                boolean open = p.read(ch);
+                ShmHello hello = ShmHello.parse(p.bytes, p.length);
                 if (hello != null) {
-                    it.remove();
-                    Pending old = hellos.put(hello.client(), new Pending(ch, hello, System.nanoTime()));
-                    if (old != null) {
-                        ShmTransport.closeQuietly(old.unix());
+                    if (p.segment < 0) {
+                        throw new IOException("a hello without its segment");
                     }
-                } else if (n < 0 || System.nanoTime() - e.getValue().since() > SILENCE_NANOS) {
+                    it.remove();
+                    Pending old = hellos.put(hello.client(), new Pending(ch, hello, p.segment, System.nanoTime()));
+                    if (old != null) {
+                        dropUnclaimed(old);
+                    }
+                } else if (!open && p.length == 0 && p.segment < 0) {
+                    // a probe of whether this listener lives (ShmDirectory.accepting), not a client
+                    it.remove();
+                    ShmTransport.closeQuietly(ch);
+                } else if (!open || System.nanoTime() - p.since > SILENCE_NANOS) {
                     throw new IOException("no hello");
                 }
             } catch (IOException | RuntimeException x) {
                 it.remove();
-                ShmTransport.closeQuietly(ch);
+                refused(ch, p, x);
             }
         }
         // only by age: a hello whose client died is still claimed by the accept of its TCP connection, which
@@ -166,10 +195,30 @@ final class ShmListener implements Transport.TransportListener {
         });
     }
 
-    /** Resets the client of a hello nobody claimed and removes its segment. */
+    /** Resets the client of a hello nobody claimed and lets its segment go. */
     private void dropUnclaimed(Pending p) {
         ShmTransport.closeQuietly(p.unix());
-        ShmTransport.deleteQuietly(directory.path().resolve(p.hello().segment()));
+        closeSegment(p.segment());
+    }
+
+    /** Ends a setup connection whose hello cannot be taken: counted, logged once with a running count. */
+    private static void refused(SocketChannel unix, Partial partial, Exception why) {
+        SoviaStats.refused("shm hello");
+        SoviaLog.warnCounted("shm-hello", "refused a local connection's shm hello; that connect will use TCP", why);
+        ShmTransport.closeQuietly(unix);
+        if (partial != null) {
+            closeSegment(partial.segment);
+        }
+    }
+
+    private static void closeSegment(int fd) {
+        if (fd >= 0) {
+            try {
+                NativeAccess.os().closeFd(fd);
+            } catch (IOException unreachable) {
+                // a descriptor was received, so the native calls were there
+            }
+        }
     }
 
     /**
@@ -219,7 +268,10 @@ final class ShmListener implements Transport.TransportListener {
         }
         ShmTransport.deleteQuietly(socket);
         hellos.drain(this::dropUnclaimed);
-        partial.keySet().forEach(ShmTransport::closeQuietly);
+        partial.forEach((unix, p) -> {
+            ShmTransport.closeQuietly(unix);
+            closeSegment(p.segment);
+        });
         partial.clear();
     }
 }

@@ -1,68 +1,83 @@
 package io.sovia.shm;
 
 import io.sovia.spi.link.FrameRing;
+import io.sovia.spi.os.NativeAccess;
+import io.sovia.spi.os.NativeOs;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.EnumSet;
 
 /**
- * One connection's shared memory ({@link ShmSegmentDescriptor}), mapped by both processes. The client
- * creates the file; the server maps it and unlinks it at once, so the memory lives exactly as long as
- * the two mappings and nothing is left in /dev/shm after a crash.
+ * One connection's shared memory ({@link ShmSegmentDescriptor}), mapped by both processes: an anonymous
+ * memory file ({@code memfd}) the client makes, sealed so that it can never shrink, and hands to the server as
+ * a descriptor attached to its hello. A peer of the same user could truncate a plain shared file under our
+ * mapping, and the next access would raise SIGBUS, which the JVM turns into an InternalError wherever the
+ * thread happens to be; a sealed file cannot be truncated by anyone, so the server checks the seal before it
+ * maps. The memory has no name: it lives exactly as long as the mappings and the descriptors in flight, and
+ * nothing is left anywhere after a crash.
  */
-final class ShmSegment {
+final class ShmSegment implements AutoCloseable {
+    private static final int SEALS = NativeOs.F_SEAL_SHRINK | NativeOs.F_SEAL_GROW | NativeOs.F_SEAL_SEAL;
+
+    private final NativeOs os;
     private final MappedByteBuffer buffer;
     private final int capacity;
+    /** The creator's descriptor until {@link #close()}: -1 after, and always on the server. Owned by the holder. */
+    private int fd;
 
-    private ShmSegment(MappedByteBuffer buffer, int capacity) {
+    private ShmSegment(NativeOs os, MappedByteBuffer buffer, int capacity, int fd) {
+        this.os = os;
         this.buffer = buffer;
         this.capacity = capacity;
+        this.fd = fd;
     }
 
     /**
-     * Creates and maps a segment. Every page is written first, so a full /dev/shm fails here with an
+     * Creates, seals and maps a segment. Every page is written first, so a lack of memory fails here with an
      * IOException instead of a fault when the rings are first touched.
      */
-    static ShmSegment create(Path file, int capacity) throws IOException {
+    static ShmSegment create(int capacity) throws IOException {
+        NativeOs os = NativeAccess.os();
         int length = ShmSegmentDescriptor.totalLength(capacity);
-        try (FileChannel ch = FileChannel.open(file, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(ShmDirectory.FILE))) {
+        int fd = os.memfdCreate("sovia-segment");
+        try (FileChannel ch = channel(fd)) {
             ByteBuffer zeros = ByteBuffer.allocate(64 * 1024);
             for (long position = 0; position < length; ) {
                 zeros.clear().limit((int) Math.min(zeros.capacity(), length - position));
                 position += ch.write(zeros, position);
             }
+            os.addSeals(fd, SEALS);
             MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_WRITE, 0, length);
             map.order(ByteOrder.LITTLE_ENDIAN);
             map.putInt(ShmSegmentDescriptor.VERSION_OFFSET, ShmSegmentDescriptor.VERSION);
             map.putInt(ShmSegmentDescriptor.CAPACITY_OFFSET, capacity);
             map.putLong(ShmSegmentDescriptor.MAGIC_OFFSET, ShmSegmentDescriptor.MAGIC);
-            return new ShmSegment(map, capacity);
+            return new ShmSegment(os, map, capacity, fd);
         } catch (IOException | RuntimeException e) {
-            Files.deleteIfExists(file);
+            os.closeFd(fd);
             throw e;
         }
     }
 
-    /** Maps a segment the client made (it must be this user's, 0600, well formed), then unlinks it. */
-    static ShmSegment open(Path file, int uid) throws IOException {
+    /**
+     * Maps the segment a client handed over as {@code fd} (received with its hello, closed here): it must be
+     * sealed against shrinking and well formed, else an IOException says which.
+     */
+    static ShmSegment open(int fd) throws IOException {
+        NativeOs os = NativeAccess.os();
         try {
-            if ((Integer) Files.getAttribute(file, "unix:uid") != uid
-                    || !Files.getPosixFilePermissions(file).equals(ShmDirectory.FILE)) {
-                throw new IOException(file + " is not a 0600 file of uid " + uid);
+            if ((os.seals(fd) & NativeOs.F_SEAL_SHRINK) == 0) {
+                throw new IOException("the segment is not sealed against shrinking");
             }
-            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            try (FileChannel ch = channel(fd)) {
                 long size = ch.size();
-                if (size < ShmSegmentDescriptor.HEADER_LENGTH) {
-                    throw new IOException(file + " is too short for a segment");
+                if (size < ShmSegmentDescriptor.HEADER_LENGTH || size > Integer.MAX_VALUE) {
+                    throw new IOException("a segment of " + size + " bytes");
                 }
                 MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
                 map.order(ByteOrder.LITTLE_ENDIAN);
@@ -71,17 +86,27 @@ final class ShmSegment {
                         || map.getInt(ShmSegmentDescriptor.VERSION_OFFSET) != ShmSegmentDescriptor.VERSION
                         || capacity < 1024 || Integer.bitCount(capacity) != 1
                         || size != ShmSegmentDescriptor.totalLength(capacity)) {
-                    throw new IOException(file + " is not a Sovia segment of version " + ShmSegmentDescriptor.VERSION);
+                    throw new IOException("not a Sovia segment of version " + ShmSegmentDescriptor.VERSION);
                 }
-                return new ShmSegment(map, capacity);
+                return new ShmSegment(os, map, capacity, -1);
             }
         } finally {
-            Files.deleteIfExists(file);
+            os.closeFd(fd);
         }
+    }
+
+    /** The memory file through the descriptor's own /proc link: a channel the JDK can size, write and map. */
+    private static FileChannel channel(int fd) throws IOException {
+        return FileChannel.open(Path.of("/proc/self/fd/" + fd), StandardOpenOption.READ, StandardOpenOption.WRITE);
     }
 
     int capacity() {
         return capacity;
+    }
+
+    /** The creator's descriptor, to hand to the server; -1 once closed. */
+    int fd() {
+        return fd;
     }
 
     FrameRing clientToServer() {
@@ -94,5 +119,14 @@ final class ShmSegment {
 
     private FrameRing ring(int offset) {
         return new FrameRing(buffer.slice(offset, ShmSegmentDescriptor.ringLength(capacity)), capacity);
+    }
+
+    /** Closes the creator's descriptor (the mapping stays until collected): once handed over, or not needed. */
+    @Override
+    public void close() {
+        if (fd >= 0) {
+            os.closeFd(fd);
+            fd = -1;
+        }
     }
 }

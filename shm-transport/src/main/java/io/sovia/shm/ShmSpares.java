@@ -6,25 +6,22 @@ import io.sovia.spi.lifecycle.ParkingIdle;
 import org.agrona.concurrent.Agent;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Segments made ahead of connects. Making one writes every page of it (so a full /dev/shm fails the
+ * Segments made ahead of connects. Making one writes every page of it (so a lack of memory fails the
  * connect cleanly rather than faulting later), about 1.3 ms for 2 MiB here, which was a third of a
  * short connection's cost; an agent of the {@link Lifecycle} pays it between connects, started by the
- * first connect and woken by each one. Spares are files of this process like any segment: removed at
- * exit, and by the next Sovia JVM of the user after a crash.
+ * first connect and woken by each one. A spare holds a descriptor, closed at exit.
  *
  * <p>Threading: {@link #ready}, {@link #closed}, {@link #capacity} and {@link #maker} are guarded by
  * {@code this}; making a segment runs on the agent's thread outside the lock.
  */
 final class ShmSpares implements Agent {
-    private final ShmDirectory directory;
     private final int wanted;
-    private final Deque<Spare> ready = new ArrayDeque<>();
+    private final Deque<ShmSegment> ready = new ArrayDeque<>();
     private boolean closed;
     /** The ring capacity of the last connect, which spares are made for. */
     private int capacity;
@@ -33,23 +30,18 @@ final class ShmSpares implements Agent {
     /** Set by the agent when making failed, so it sleeps until the next connect. */
     private volatile boolean failed;
 
-    /** A segment file and its mapping. */
-    record Spare(Path file, ShmSegment segment) {
-    }
-
     /** @param wanted how many spares to keep; 0 makes every segment at connect */
-    ShmSpares(ShmDirectory directory, int wanted) {
-        this.directory = directory;
+    ShmSpares(int wanted) {
         this.wanted = wanted;
     }
 
     /** A new segment with rings of {@code capacity}: a spare if one is ready, else made now. */
-    Spare take(int capacity) throws IOException {
-        Spare spare;
+    ShmSegment take(int capacity) throws IOException {
+        ShmSegment spare;
         synchronized (this) {
             spare = ready.pollFirst();
-            while (spare != null && spare.segment().capacity() != capacity) {
-                ShmTransport.deleteQuietly(spare.file()); // made before the ring size changed
+            while (spare != null && spare.capacity() != capacity) {
+                spare.close(); // made before the ring size changed
                 spare = ready.pollFirst();
             }
             if (wanted > 0 && !closed) {
@@ -61,12 +53,7 @@ final class ShmSpares implements Agent {
                 LockSupport.unpark(maker);
             }
         }
-        return spare != null ? spare : create(capacity);
-    }
-
-    private Spare create(int capacity) throws IOException {
-        Path file = directory.newSegment();
-        return new Spare(file, ShmSegment.create(file, capacity));
+        return spare != null ? spare : ShmSegment.create(capacity);
     }
 
     @Override
@@ -84,18 +71,18 @@ final class ShmSpares implements Agent {
             }
             size = capacity;
         }
-        Spare spare;
+        ShmSegment spare;
         try {
-            spare = create(size);
+            spare = ShmSegment.create(size);
         } catch (IOException | RuntimeException e) {
-            // e.g. /dev/shm full: connects make their own segment, and fall back to TCP if that fails too
+            // e.g. out of memory: connects make their own segment, and fall back to TCP if that fails too
             SoviaLog.debugOnce("shm-spares", "cannot make a spare segment: " + e);
             failed = true;
             return 0;
         }
         synchronized (this) {
             if (closed) {
-                ShmTransport.deleteQuietly(spare.file());
+                spare.close();
                 return 0;
             }
             ready.addLast(spare);
@@ -106,9 +93,7 @@ final class ShmSpares implements Agent {
     /** Removes the spares; none is made after this. */
     synchronized void close() {
         closed = true;
-        for (Spare spare : ready) {
-            ShmTransport.deleteQuietly(spare.file());
-        }
+        ready.forEach(ShmSegment::close);
         ready.clear();
     }
 }

@@ -9,7 +9,6 @@ import io.sovia.spi.link.RingLink;
 import io.sovia.spi.jdk.JdkNio;
 import io.sovia.spi.transport.LocalAddresses;
 import io.sovia.spi.transport.PathKind;
-import io.sovia.spi.transport.LocalAddresses;
 import io.sovia.spi.transport.Transport;
 
 import java.io.IOException;
@@ -19,7 +18,6 @@ import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
-import java.util.Map;
 
 /**
  * The shm path: both ends on this host under the agent, the engine over rings in a shared segment
@@ -32,14 +30,6 @@ import java.util.Map;
  */
 public final class ShmTransport implements Transport {
 
-    /**
-     * Segments this JVM created that may still have a name (the server unlinks one when it claims it),
-     * with their listener's socket. At exit those whose listener is gone are removed; the others wait
-     * for their server, which may accept after this client exited, as with TCP.
-     */
-    private static final Map<java.nio.file.Path, java.nio.file.Path> UNCLAIMED =
-            new java.util.concurrent.ConcurrentHashMap<>();
-
     private final ShmDirectory directory;
     private final ShmSpares spares;
 
@@ -49,23 +39,18 @@ public final class ShmTransport implements Transport {
      */
     public ShmTransport() throws IOException {
         this.directory = new ShmDirectory(java.nio.file.Path.of(SoviaConfig.shmRoot()));
-        this.spares = new ShmSpares(directory, SoviaConfig.shmSpares());
+        this.spares = new ShmSpares(SoviaConfig.shmSpares());
         directory.removeLeftovers();
         Lifecycle.onExit(ExitStage.CLOSE, this::exit);
     }
 
     /**
-     * The JVM exits, its connections handed over: listeners the app left open close, segments whose
-     * listener is gone are removed (the others wait for their server, which may accept after this
-     * client exited, as with TCP), then spares and whatever dead processes left.
+     * The JVM exits, its connections handed over: listeners the app left open close, then spares and whatever
+     * dead processes left. A segment offered to a server that has not accepted yet travels in its listener's
+     * queue as a descriptor, so that server may still accept after this client exited, as with TCP.
      */
     private void exit() {
         ShmListener.closeAll();
-        UNCLAIMED.forEach((segment, listener) -> {
-            if (!ShmDirectory.accepting(listener)) {
-                deleteQuietly(segment);
-            }
-        });
         spares.close();
         directory.removeLeftovers();
     }
@@ -87,7 +72,6 @@ public final class ShmTransport implements Transport {
             throw new Declined("no shm listener for " + remote);
         }
         SocketChannel unix = JdkNio.provider().openSocketChannel(StandardProtocolFamily.UNIX);
-        java.nio.file.Path file = null;
         try {
             unix.configureBlocking(false);
             try {
@@ -104,20 +88,16 @@ public final class ShmTransport implements Transport {
                 // a full queue or a passing error: the listener may well be alive, so leave its socket
                 throw new Declined("the listener's socket is busy: " + busy.getMessage());
             }
-            ShmSpares.Spare spare = spares.take(
-                    FrameRingDescriptor.configuredCapacity(SoviaConfig.SHM_RING, SoviaConfig.shmRingCapacity()));
-            file = spare.file();
-            ShmSegment segment = spare.segment();
-            UNCLAIMED.put(file, socket);
-            if (!new ShmHello(local, file.getFileName().toString()).writeTo(unix)) {
-                throw new Declined("the listener's socket would not take the hello");
+            // once sent, the descriptor travels with the hello: this one is not needed either way
+            try (ShmSegment segment = spares.take(
+                    FrameRingDescriptor.configuredCapacity(SoviaConfig.SHM_RING, SoviaConfig.shmRingCapacity()))) {
+                if (!new ShmHello(local).writeTo(unix, segment)) {
+                    throw new Declined("the listener's socket would not take the hello");
+                }
+                return new ShmOffer(unix, link(segment.serverToClient(), segment.clientToServer(), unix), socket);
             }
-            return new ShmOffer(unix, link(segment.serverToClient(), segment.clientToServer(), unix), file, socket);
         } catch (IOException | RuntimeException e) {
             closeQuietly(unix);
-            if (file != null) {
-                deleteQuietly(file);
-            }
             throw e;
         }
     }
@@ -151,7 +131,6 @@ public final class ShmTransport implements Transport {
     }
 
     static void deleteQuietly(java.nio.file.Path file) {
-        UNCLAIMED.remove(file);
         try {
             Files.deleteIfExists(file);
         } catch (IOException ignored) {
@@ -163,13 +142,11 @@ public final class ShmTransport implements Transport {
     private static final class ShmOffer implements Offer {
         private final SocketChannel unix;
         private final RingLink link;
-        private final java.nio.file.Path file;
         private final java.nio.file.Path listenerSocket;
 
-        ShmOffer(SocketChannel unix, RingLink link, java.nio.file.Path file, java.nio.file.Path listenerSocket) {
+        ShmOffer(SocketChannel unix, RingLink link, java.nio.file.Path listenerSocket) {
             this.unix = unix;
             this.link = link;
-            this.file = file;
             this.listenerSocket = listenerSocket;
         }
 
@@ -181,25 +158,19 @@ public final class ShmTransport implements Transport {
         @Override
         public AutoCloseable established() throws IOException {
             ShmDoorbells doorbells = ShmDoorbells.get();
-            // a killed server cannot remove its listener's socket, nor a segment it never claimed; the
-            // client that saw it die does
+            // a killed server cannot remove its listener's socket; the client that saw it die does
             doorbells.watch(unix, link, () -> {
-                deleteQuietly(file);
                 if (!ShmDirectory.accepting(listenerSocket)) {
                     deleteQuietly(listenerSocket);
                 }
             });
-            return () -> {
-                doorbells.close(unix);
-                deleteQuietly(file);
-            };
+            return () -> doorbells.close(unix);
         }
 
         @Override
         public void cancel() {
             link.close();
             closeQuietly(unix);
-            deleteQuietly(file);
         }
     }
 }

@@ -1,6 +1,8 @@
 package io.sovia.spi.config;
 
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -17,6 +19,7 @@ public final class SoviaLog {
     private static final int DEBUG = 3;
 
     private static final Set<String> ONCE = ConcurrentHashMap.newKeySet();
+    private static final Map<String, AtomicLong> REPEATS = new ConcurrentHashMap<>();
 
     private SoviaLog() {
     }
@@ -42,6 +45,27 @@ public final class SoviaLog {
         if (ONCE.add("warn:" + key)) {
             warn(message, cause);
         }
+    }
+
+    /**
+     * As {@link #warn}, for a cause that may repeat without bound (a hostile or broken peer, an exhausted
+     * resource): the first time, then at the 10th, 100th, 1000th... time with the count, so the log says how
+     * often without growing with it.
+     */
+    public static void warnCounted(String key, String message, Throwable cause) {
+        long n = REPEATS.computeIfAbsent(key, k -> new AtomicLong()).incrementAndGet();
+        if (n == 1) {
+            warn(message, cause);
+        } else if (isPowerOfTen(n)) {
+            warn(message + " (" + n + " times so far)", cause);
+        }
+    }
+
+    private static boolean isPowerOfTen(long n) {
+        while (n % 10 == 0) {
+            n /= 10;
+        }
+        return n == 1;
     }
 
     /** Start-up facts. */

@@ -1,5 +1,6 @@
 package io.sovia.spi.engine;
 
+import io.sovia.spi.config.SoviaLog;
 import io.sovia.spi.config.SessionConfig;
 
 import java.io.IOException;
@@ -371,21 +372,21 @@ final class SessionMachine {
     private boolean onFrame(ByteBuffer buffer, int offset, int length) {
         FrameFlyweight f = in.wrap(buffer, offset);
         if (length < HEADER_LENGTH || f.payloadLength() != length - HEADER_LENGTH) {
-            EngineCounters.PROTOCOL_ERRORS.increment();
-            return true;
+            return violation("a frame of " + length + " bytes declaring " + (length < HEADER_LENGTH ? "no header"
+                    : f.payloadLength() + " bytes of payload"));
         }
         byte type = f.type();
-        if ((type == SYN || type == SYN_ACK) && length < HEADER_LENGTH + 8) {
-            EngineCounters.PROTOCOL_ERRORS.increment(); // no token payload to read
-            return true;
+        if ((type == SYN || type == SYN_ACK) && (length < HEADER_LENGTH + 8 || f.payloadToken() == 0)) {
+            return violation("a " + FrameFlyweight.typeName(type) + " without a token");
         }
-        // early data (see dataMayFlow) was sent before the client learnt our token; a reliable link
-        // carries only this connection's frames, so the token adds nothing there
-        boolean early = type == DATA && f.token() == 0 && retransmitter == null;
+        // early frames (data, a window probe: see dataMayFlow) were sent before the client learnt our token;
+        // a reliable link carries only this connection's frames, so the token adds nothing there
+        boolean early = (type == DATA || type == ACK) && f.token() == 0 && retransmitter == null;
         if (type == SYN ? state != LISTEN && f.payloadToken() != sender.peerToken()
                 : f.token() != localToken && !early) {
             EngineCounters.BAD_TOKENS.increment();
-            return true;
+            // on a lossy link a stray frame of an older connection can come; on a ring only the peer writes
+            return retransmitter != null || violation("a frame with a wrong token");
         }
         if (type == DATA && leavesData() && !dropsUrgent(f)) {
             dataLeft = true;
@@ -449,7 +450,24 @@ final class SessionMachine {
                 }
                 break;
             default:
-                EngineCounters.PROTOCOL_ERRORS.increment();
+                return violation("a frame of unknown type " + type);
+        }
+        return true;
+    }
+
+    /**
+     * The peer sent what no Sovia engine sends. On a lossy link the frame may be damaged or stray, so it is
+     * dropped and counted; on a reliable link only the peer writes, so the peer is broken or hostile and the
+     * connection ends as TCP's would for a peer that breaks the protocol: reset, logged once for the connection.
+     */
+    private boolean violation(String what) {
+        EngineCounters.PROTOCOL_ERRORS.increment();
+        if (retransmitter == null && failure == null) {
+            SoviaLog.warnCounted("protocol-violation", "the peer of a connection sent " + what
+                    + "; the connection is reset", null);
+            sender.sendControl(RST);
+            resetSent = true;
+            fail(new SocketException("Connection reset: the peer broke the protocol (" + what + ")"));
         }
         return true;
     }

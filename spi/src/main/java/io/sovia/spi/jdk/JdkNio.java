@@ -15,4 +15,9 @@ public final class JdkNio {
     public static SelectorProvider provider() {
         return sun.nio.ch.DefaultSelectorProvider.get();
     }
+
+    /** The descriptor of a channel {@link #provider()} made, for the native calls the JDK lacks. */
+    public static int fd(java.nio.channels.SelectableChannel channel) {
+        return ((sun.nio.ch.SelChImpl) channel).getFDVal();
+    }
 }

@@ -92,8 +92,8 @@ public final class RingLink implements Link {
         if (in.isCorrupt() && !corruptionReported) {
             corruptionReported = true;
             EngineCounters.PROTOCOL_ERRORS.increment();
-            SoviaLog.warn("the peer of a " + (doorbell == null ? "jvm" : "shm") + " connection wrote a malformed"
-                    + " frame ring; the connection is reset", null);
+            SoviaLog.warnCounted("corrupt-ring", "the peer of a " + (doorbell == null ? "jvm" : "shm")
+                    + " connection wrote a malformed frame ring; the connection is reset", null);
         }
         return frames;
     }

@@ -19,6 +19,7 @@ public final class SoviaStats {
     private static final LongAdder[] BYTES_SENT = adders();
     private static final LongAdder[] BYTES_RECEIVED = adders();
     private static final Map<String, LongAdder> FALLBACKS = new ConcurrentHashMap<>();
+    private static final Map<String, LongAdder> REFUSED = new ConcurrentHashMap<>();
 
     private SoviaStats() {
     }
@@ -40,6 +41,11 @@ public final class SoviaStats {
     public static void fallback(String reason) {
         FALLBACKS.computeIfAbsent(reason, r -> new LongAdder()).increment();
         SoviaLog.debugOnce("fallback " + reason, "connects use TCP for this reason (counted in the stats): " + reason);
+    }
+
+    /** A peer's connection setup was refused (malformed, hostile, or its resources unusable), by what. */
+    public static void refused(String what) {
+        REFUSED.computeIfAbsent(what, r -> new LongAdder()).increment();
     }
 
     /** {@code n} bytes left this process on {@code path}. */
@@ -65,17 +71,22 @@ public final class SoviaStats {
     public static String toJson() {
         StringBuilder sb = new StringBuilder(256).append('{');
         perPath(sb, "connections", CONNECTIONS).append(", ");
-        sb.append("\"fallbacks\": {");
-        String sep = "";
-        for (Map.Entry<String, LongAdder> e : new TreeMap<>(FALLBACKS).entrySet()) {
-            sb.append(sep).append('"').append(escape(e.getKey())).append("\": ").append(e.getValue().sum());
-            sep = ", ";
-        }
-        sb.append("}, ");
+        byReason(sb, "fallbacks", FALLBACKS).append(", ");
+        byReason(sb, "refused", REFUSED).append(", ");
         perPath(sb, "bytesSent", BYTES_SENT).append(", ");
         perPath(sb, "bytesReceived", BYTES_RECEIVED);
         sb.append(", \"engine\": ").append(io.sovia.spi.engine.EngineCounters.toJson());
         return sb.append("}\n").toString();
+    }
+
+    private static StringBuilder byReason(StringBuilder sb, String name, Map<String, LongAdder> counts) {
+        sb.append('"').append(name).append("\": {");
+        String sep = "";
+        for (Map.Entry<String, LongAdder> e : new TreeMap<>(counts).entrySet()) {
+            sb.append(sep).append('"').append(escape(e.getKey())).append("\": ").append(e.getValue().sum());
+            sep = ", ";
+        }
+        return sb.append('}');
     }
 
     private static StringBuilder perPath(StringBuilder sb, String name, LongAdder[] values) {

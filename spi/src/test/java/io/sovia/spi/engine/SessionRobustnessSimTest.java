@@ -13,17 +13,18 @@ import java.util.Random;
 import static org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD;
 
 /**
- * Malformed input and corner cases of {@link Session} over a {@link SimNetwork}: garbage and
- * wrong-token frames are dropped and counted while streams go on; and one test per engine bug found by
+ * Malformed input and corner cases of {@link Session} over a {@link SimNetwork}: on a lossy link garbage and
+ * wrong-token frames are dropped and counted while streams go on; on a reliable link (a ring only the peer writes)
+ * each resets its connection; and one test per engine bug found by
  * the random streams, each reduced to a short deterministic script (see the assertion messages).
  */
 class SessionRobustnessSimTest {
 
     @Test
     @Timeout(value = 60, threadMode = SEPARATE_THREAD)
-    void garbageAndWrongTokensAreDroppedAndCounted() {
+    void garbageAndWrongTokensOnALossyLinkAreDroppedAndCounted() {
         SimSeeds.run("garbage", 100, seed -> {
-            SimScenario s = SimScenario.random(seed, "garbage", 0.3);
+            SimScenario s = SimScenario.random(seed, "garbage", 0);
             Random r = SimSeeds.random(seed, 8);
             s.a.writeTotal = s.b.expectIn = SimScenario.logUniform(r, 1_000, 50_000);
             s.b.writeTotal = s.a.expectIn = SimScenario.logUniform(r, 1_000, 50_000);
@@ -48,6 +49,51 @@ class SessionRobustnessSimTest {
                         + bt + " bad tokens and " + pe + " protocol errors");
             }
         });
+    }
+
+    /**
+     * On a reliable link every frame comes from the peer's engine, so one that no engine sends means a broken or
+     * hostile peer: the connection is reset at once (both ends learn it), never left to go on or to hang.
+     */
+    @Test
+    @Timeout(value = 30, threadMode = SEPARATE_THREAD)
+    void onAReliableLinkAFrameNoEngineSendsResetsTheConnection() {
+        SimSeeds.run("violation", 40, seed -> {
+            Random r = SimSeeds.random(seed, 9);
+            SimNetwork net = new SimNetwork(seed, true, 1500);
+            SimScenario s = SimScenario.of(seed, "violation", net, SimScenario.config(4096, 4096), SimScenario.config(4096, 4096));
+            s.handshake(false);
+            byte[] bad = switch (r.nextInt(3)) {
+                case 0 -> malformed(r, 1500);
+                case 1 -> wrongToken(r, 1500);
+                default -> unknownType(r);
+            };
+            long errors = EngineCounters.PROTOCOL_ERRORS.sum();
+            net.b.inject(bad);
+            s.server.poll();
+            s.driver.runFor(10_000_000L); // the RST reaches the client
+            for (Session end : new Session[] {s.server, s.client}) {
+                try {
+                    end.read(ByteBuffer.allocate(16));
+                    throw s.fail((end == s.server ? "the server" : "the client") + " read on after " + bad.length
+                            + " bytes no engine sends");
+                } catch (IOException expected) {
+                    if (!String.valueOf(expected.getMessage()).startsWith("Connection reset")) {
+                        throw s.fail("not a reset: " + expected);
+                    }
+                }
+            }
+            if (EngineCounters.PROTOCOL_ERRORS.sum() == errors) {
+                throw s.fail("the violation was not counted");
+            }
+        });
+    }
+
+    /** A well-formed header with a type no engine sends. */
+    private static byte[] unknownType(Random r) {
+        ByteBuffer b = ByteBuffer.allocate(FrameFlyweight.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+        new FrameFlyweight().wrap(b, 0).header((byte) (8 + r.nextInt(100)), (byte) 0, 0, 0, 0, 0, 0);
+        return b.array();
     }
 
     /** A well-formed frame of any type (SYN with a full token payload) carrying random tokens. */

@@ -1,0 +1,46 @@
+package io.sovia.spi.os;
+
+import java.io.IOException;
+
+/**
+ * The few Linux calls the JDK does not offer: sealed memory files (shm segments a peer cannot shrink under
+ * us) and, for the eth path, raw sockets. Obtained through {@link NativeAccess#os()}; every method throws an
+ * IOException naming the call and errno when the kernel refuses.
+ */
+public interface NativeOs {
+    /** {@code MFD_CLOEXEC | MFD_ALLOW_SEALING}. */
+    int MEMFD_FLAGS = 0x0001 | 0x0002;
+    /** Seals (fcntl.h): the file may not shrink, grow, or take or lose seals. */
+    int F_SEAL_SEAL = 0x0001;
+    int F_SEAL_SHRINK = 0x0002;
+    int F_SEAL_GROW = 0x0004;
+
+    /** An anonymous memory file that can be sealed ({@code memfd_create}); its descriptor. */
+    int memfdCreate(String name) throws IOException;
+
+    /** Adds {@code seals} ({@code fcntl(F_ADD_SEALS)}). */
+    void addSeals(int fd, int seals) throws IOException;
+
+    /** The file's seals ({@code fcntl(F_GET_SEALS)}); an IOException for a file that cannot carry any. */
+    int seals(int fd) throws IOException;
+
+    /** Opens {@code path} read-write, close-on-exec, never as the controlling terminal. */
+    int openReadWrite(String path) throws IOException;
+
+    /**
+     * Sends {@code bytes} on the stream socket {@code socket} with the descriptor {@code fd} attached
+     * ({@code SCM_RIGHTS}), without blocking; returns the bytes sent, 0 if the socket would block.
+     */
+    int sendWithDescriptor(int socket, byte[] bytes, int fd) throws IOException;
+
+    /**
+     * Receives up to {@code length} bytes from the non-blocking stream socket {@code socket} into {@code into},
+     * and the descriptors attached to them into {@code fds} (the rest of it set to -1); received descriptors are
+     * close-on-exec and the caller's to close. Returns the bytes read, 0 if none are ready, -1 at end of stream;
+     * an IOException, every received descriptor closed, if more came than {@code fds} holds.
+     */
+    int receiveWithDescriptors(int socket, byte[] into, int offset, int length, int[] fds) throws IOException;
+
+    /** Closes a descriptor this interface returned; never throws. */
+    void closeFd(int fd);
+}

@@ -1,0 +1,200 @@
+package io.sovia.spi.os.jna;
+
+import com.sun.jna.LastErrorException;
+import com.sun.jna.Memory;
+import com.sun.jna.Pointer;
+import com.sun.jna.Native;
+import com.sun.jna.NativeLibrary;
+import io.sovia.spi.os.NativeOs;
+
+import java.io.IOException;
+
+/**
+ * {@link NativeOs} through JNA direct mapping (a plain JNI call, the cheapest JNA has). Loaded only by
+ * {@link io.sovia.spi.os.NativeAccess}, in a class loader of its own when the agent jar carries JNA.
+ */
+public final class JnaOs implements NativeOs {
+    private static final int F_ADD_SEALS = 1033;
+    private static final int F_GET_SEALS = 1034;
+    private static final int O_RDWR = 02;
+    private static final int O_NOCTTY = 0400;
+    private static final int O_CLOEXEC = 02000000;
+
+    private static final int EAGAIN = 11;
+    private static final int SOL_SOCKET = 1;
+    private static final int SCM_RIGHTS = 1;
+    private static final int MSG_CTRUNC = 0x8;
+    private static final int MSG_DONTWAIT = 0x40;
+    private static final int MSG_NOSIGNAL = 0x4000;
+    private static final int MSG_CMSG_CLOEXEC = 0x40000000;
+
+    /*
+     * struct msghdr on LP64 Linux, then one struct iovec, the control buffer and the data, in one block:
+     *
+     *   0 msg_name   8 msg_namelen  16 msg_iov  24 msg_iovlen  32 msg_control  40 msg_controllen  48 msg_flags
+     *  56 iov_base  64 iov_len
+     *  72 control: cmsghdr { 0 cmsg_len (size_t)  8 cmsg_level  12 cmsg_type  16 data (ints) }, 8-aligned
+     */
+    private static final int MSG_IOV = 16;
+    private static final int MSG_IOVLEN = 24;
+    private static final int MSG_CONTROL = 32;
+    private static final int MSG_CONTROLLEN = 40;
+    private static final int MSG_FLAGS = 48;
+    private static final int IOVEC = 56;
+    private static final int CONTROL = 72;
+    private static final int CMSG_HEADER = 16;
+
+    static {
+        Native.register(JnaOs.class, NativeLibrary.getInstance("c"));
+    }
+
+    private static native int memfd_create(String name, int flags) throws LastErrorException;
+
+    private static native int fcntl(int fd, int cmd, int arg) throws LastErrorException;
+
+    private static native int open(String path, int flags) throws LastErrorException;
+
+    private static native int close(int fd);
+
+    private static native long sendmsg(int fd, Pointer msg, int flags) throws LastErrorException;
+
+    private static native long recvmsg(int fd, Pointer msg, int flags) throws LastErrorException;
+
+    @Override
+    public int memfdCreate(String name) throws IOException {
+        try {
+            return memfd_create(name, MEMFD_FLAGS);
+        } catch (LastErrorException e) {
+            throw failed("memfd_create", e);
+        }
+    }
+
+    @Override
+    public void addSeals(int fd, int seals) throws IOException {
+        try {
+            fcntl(fd, F_ADD_SEALS, seals);
+        } catch (LastErrorException e) {
+            throw failed("fcntl(F_ADD_SEALS)", e);
+        }
+    }
+
+    @Override
+    public int seals(int fd) throws IOException {
+        try {
+            return fcntl(fd, F_GET_SEALS, 0);
+        } catch (LastErrorException e) {
+            throw failed("fcntl(F_GET_SEALS)", e);
+        }
+    }
+
+    @Override
+    public int openReadWrite(String path) throws IOException {
+        try {
+            return open(path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+        } catch (LastErrorException e) {
+            throw failed("open " + path, e);
+        }
+    }
+
+    @Override
+    public void closeFd(int fd) {
+        close(fd);
+    }
+
+    @Override
+    public int sendWithDescriptor(int socket, byte[] bytes, int fd) throws IOException {
+        int controlLength = controlSpace(1);
+        try (Memory m = message(bytes.length, controlLength)) {
+            m.write(CONTROL + controlLength, bytes, 0, bytes.length);
+            m.setLong(CONTROL, CMSG_HEADER + 4);
+            m.setInt(CONTROL + 8, SOL_SOCKET);
+            m.setInt(CONTROL + 12, SCM_RIGHTS);
+            m.setInt(CONTROL + CMSG_HEADER, fd);
+            return (int) sendmsg(socket, m, MSG_DONTWAIT | MSG_NOSIGNAL);
+        } catch (LastErrorException e) {
+            if (e.getErrorCode() == EAGAIN) {
+                return 0;
+            }
+            throw failed("sendmsg", e);
+        }
+    }
+
+    @Override
+    public int receiveWithDescriptors(int socket, byte[] into, int offset, int length, int[] fds) throws IOException {
+        java.util.Arrays.fill(fds, -1);
+        int controlLength = controlSpace(fds.length);
+        try (Memory m = message(length, controlLength)) {
+            long n;
+            try {
+                n = recvmsg(socket, m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+            } catch (LastErrorException e) {
+                if (e.getErrorCode() == EAGAIN) {
+                    return 0;
+                }
+                throw failed("recvmsg", e);
+            }
+            int received = collect(m, m.getLong(MSG_CONTROLLEN), fds);
+            if ((m.getInt(MSG_FLAGS) & MSG_CTRUNC) != 0 || received > fds.length) {
+                closeAll(fds);
+                throw new IOException("more descriptors than the " + fds.length + " expected");
+            }
+            m.read(CONTROL + controlLength, into, offset, (int) n);
+            return n == 0 ? -1 : (int) n;
+        }
+    }
+
+    /** Takes the SCM_RIGHTS descriptors of every control message; returns how many there were in all. */
+    private int collect(Memory m, long controlLength, int[] fds) {
+        int count = 0;
+        long end = CONTROL + Math.min(controlLength, m.size() - CONTROL);
+        for (long at = CONTROL; at + CMSG_HEADER <= end; ) {
+            long length = m.getLong(at);
+            if (length < CMSG_HEADER || at + length > end) {
+                break;
+            }
+            if (m.getInt(at + 8) == SOL_SOCKET && m.getInt(at + 12) == SCM_RIGHTS) {
+                for (long d = at + CMSG_HEADER; d + 4 <= at + length; d += 4, count++) {
+                    int fd = m.getInt(d);
+                    if (count < fds.length) {
+                        fds[count] = fd;
+                    } else {
+                        closeFd(fd);
+                    }
+                }
+            }
+            at += (length + 7) & -8L;
+        }
+        return count;
+    }
+
+    private void closeAll(int[] fds) {
+        for (int i = 0; i < fds.length; i++) {
+            if (fds[i] >= 0) {
+                closeFd(fds[i]);
+                fds[i] = -1;
+            }
+        }
+    }
+
+    /** A zeroed message header with one iovec over a data area of {@code length} after the control buffer. */
+    private static Memory message(int length, int controlLength) {
+        Memory m = new Memory(CONTROL + controlLength + Math.max(length, 1));
+        m.clear();
+        m.setPointer(MSG_IOV, m.share(IOVEC));
+        m.setLong(MSG_IOVLEN, 1);
+        m.setPointer(MSG_CONTROL, m.share(CONTROL));
+        m.setLong(MSG_CONTROLLEN, controlLength);
+        m.setPointer(IOVEC, m.share(CONTROL + controlLength));
+        m.setLong(IOVEC + 8, length);
+        return m;
+    }
+
+    /** CMSG_SPACE for {@code count} descriptors. */
+    private static int controlSpace(int count) {
+        return CMSG_HEADER + ((4 * count + 7) & -8);
+    }
+
+    private static IOException failed(String call, LastErrorException e) {
+        return new IOException(call + ": errno " + e.getErrorCode(), e);
+    }
+}
