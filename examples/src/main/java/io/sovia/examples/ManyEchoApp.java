@@ -28,7 +28,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <pre>
  *   ManyEchoApp server                          prints PORT n, echoes until standard input ends, prints ECHOED
- *                                               (and ERROR for each connection that failed)
+ *                                               (and ERROR for each connection that failed, ACCEPT FAILED
+ *                                               for the first accept that failed, e.g. out of descriptors)
  *   ManyEchoApp client PORT CONNECTIONS BYTES   prints CONNECTED c once all are, then RESULT connections=c bytes=b
  *                                               (or FAILED n of c connections, and exits 1)
  * </pre>
@@ -74,17 +75,26 @@ public final class ManyEchoApp {
             long echoed = 0;
             long closed = 0;
             long errors = 0;
+            long acceptFailures = 0;
             while (stdinEnded.getCount() > 0) {
                 selector.select(1000);
                 for (Iterator<SelectionKey> it = selector.selectedKeys().iterator(); it.hasNext(); ) {
                     SelectionKey key = it.next();
                     it.remove();
                     if (key.isAcceptable()) {
-                        SocketChannel c;
-                        while ((c = listener.accept()) != null) {
-                            c.configureBlocking(false);
-                            c.register(selector, SelectionKey.OP_READ, ByteBuffer.allocateDirect(64 * 1024));
-                            accepted++;
+                        try {
+                            SocketChannel c;
+                            while ((c = listener.accept()) != null) {
+                                c.configureBlocking(false);
+                                c.register(selector, SelectionKey.OP_READ, ByteBuffer.allocateDirect(64 * 1024));
+                                accepted++;
+                            }
+                        } catch (IOException e) {
+                            // out of descriptors, as servers meet it: say so, back off, accept again later
+                            if (acceptFailures++ == 0) {
+                                System.out.println("ACCEPT FAILED " + e);
+                            }
+                            Thread.sleep(10);
                         }
                         continue;
                     }
@@ -121,7 +131,7 @@ public final class ManyEchoApp {
                 }
             }
             System.out.println("ECHOED accepted=" + accepted + " closed=" + closed + " bytes=" + echoed
-                    + (errors > 0 ? " errors=" + errors : ""));
+                    + (errors > 0 ? " errors=" + errors : "") + (acceptFailures > 0 ? " acceptFailures=" + acceptFailures : ""));
         }
     }
 

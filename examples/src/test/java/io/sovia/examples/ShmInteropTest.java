@@ -100,6 +100,35 @@ class ShmInteropTest {
         }
     }
 
+    /**
+     * SO_PEERCRED, behind the 0700 directory: root can reach nobody's listener socket anyway, and its
+     * well-formed hello (HostilePeer) is refused and counted, while a real client still gets across.
+     */
+    @Test
+    @Timeout(200)
+    void anotherUsersHelloIsRefusedByItsCredentials() throws Exception {
+        Path shared = sharedCopy();
+        try (ForkedJvm server = start("server", asNobody(shared, "server"), "server", "nio")) {
+            int port = server.awaitPort(STEP);
+            List<Path> sockets = ShmChecks.listenerSockets(NOBODY_DIR, port);
+            assertEquals(1, sockets.size(), "nobody's server offers shm");
+            try (ForkedJvm root = ForkedJvm.start(dir, "root-hello", ForkedJvm.Options.plain(), HostilePeer.class,
+                    sockets.get(0).toString(), "0", "hellos-keep", "1")) {
+                root.awaitLine("READY", STEP);
+                try (ForkedJvm client = start("client", ForkedJvm.Options.agent(dir.resolve("client.stats.json")),
+                        clientArgs(port, "net"))) {
+                    assertSameStreams(client, server);
+                }
+            }
+            server.awaitExit(STEP);
+            SoviaStats stats = ShmChecks.stats(server);
+            assertEquals(1L, stats.section("refused").get("shm peer user"), stats.json());
+            assertTrue(server.stderr().contains("is not nobody"), server.report());
+        } finally {
+            cleanUp(shared);
+        }
+    }
+
     private ForkedJvm start(String name, ForkedJvm.Options options, String... args) throws IOException {
         return ForkedJvm.start(dir, name, options, DuplexStreamApp.class, args);
     }

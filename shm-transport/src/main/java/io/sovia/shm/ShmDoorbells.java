@@ -1,5 +1,6 @@
 package io.sovia.shm;
 
+import io.sovia.spi.engine.DoorbellSleep;
 import io.sovia.spi.lifecycle.Lifecycle;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.IdleStrategy;
@@ -92,6 +93,7 @@ final class ShmDoorbells implements Agent {
         if (now - nextSweep >= 0) {
             nextSweep = now + SWEEP_MILLIS * 1_000_000;
             ShmListener.sweepAll();
+            DoorbellSleep.releaseEnded();
         }
         Watch w;
         while ((w = added.poll()) != null) {

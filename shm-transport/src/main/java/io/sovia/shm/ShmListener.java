@@ -116,7 +116,7 @@ final class ShmListener implements Transport.TransportListener {
     }
 
     @Override
-    public synchronized Transport.Claimed claim(InetSocketAddress remote) throws IOException {
+    public synchronized Transport.Claimed claim(InetSocketAddress remote) {
         drain();
         Pending p = hellos.claim(remote);
         if (p == null) {
@@ -141,18 +141,20 @@ final class ShmListener implements Transport.TransportListener {
      * Takes every queued UNIX connection of this user and collects its hello without blocking, so a
      * silent or slow local process cannot stall accepts; one still silent after a while is dropped.
      */
-    private void drain() throws IOException {
+    private void drain() {
         SocketChannel c;
-        while ((c = unixServer.accept()) != null) {
+        while ((c = acceptSetup()) != null) {
             try {
                 UnixDomainPrincipal peer = c.getOption(ExtendedSocketOptions.SO_PEERCRED);
                 if (!peer.user().equals(self)) {
-                    throw new IOException("peer " + peer.user() + " is not " + self);
+                    // the directory is 0700, so only root or a leak of the socket gets here
+                    refused(c, null, "shm peer user", new IOException("peer " + peer.user() + " is not " + self));
+                    continue;
                 }
                 c.configureBlocking(false);
                 partial.put(c, new Partial());
             } catch (IOException | RuntimeException e) {
-                refused(c, null, e);
+                refused(c, null, "shm hello", e);
             }
         }
         for (Iterator<Map.Entry<SocketChannel, Partial>> it = partial.entrySet().iterator(); it.hasNext(); ) {
@@ -180,7 +182,7 @@ final class ShmListener implements Transport.TransportListener {
                 }
             } catch (IOException | RuntimeException x) {
                 it.remove();
-                refused(ch, p, x);
+                refused(ch, p, "shm hello", x);
             }
         }
         // only by age: a hello whose client died is still claimed by the accept of its TCP connection, which
@@ -195,6 +197,20 @@ final class ShmListener implements Transport.TransportListener {
         });
     }
 
+    /**
+     * The next queued setup connection, or null. Out of descriptors (EMFILE) is no reason to stop collecting
+     * and expiring the hellos already taken: that is what frees descriptors again, so it only ends this round.
+     */
+    private SocketChannel acceptSetup() {
+        try {
+            return unixServer.accept();
+        } catch (IOException e) {
+            SoviaStats.refused("shm setup accept");
+            SoviaLog.warnCounted("shm-accept", "cannot take local connections' shm hellos now; they wait", e);
+            return null;
+        }
+    }
+
     /** Resets the client of a hello nobody claimed and lets its segment go. */
     private void dropUnclaimed(Pending p) {
         ShmTransport.closeQuietly(p.unix());
@@ -202,9 +218,9 @@ final class ShmListener implements Transport.TransportListener {
     }
 
     /** Ends a setup connection whose hello cannot be taken: counted, logged once with a running count. */
-    private static void refused(SocketChannel unix, Partial partial, Exception why) {
-        SoviaStats.refused("shm hello");
-        SoviaLog.warnCounted("shm-hello", "refused a local connection's shm hello; that connect will use TCP", why);
+    private static void refused(SocketChannel unix, Partial partial, String what, Exception why) {
+        SoviaStats.refused(what);
+        SoviaLog.warnCounted(what, "refused a local connection's shm hello; that connection is reset", why);
         ShmTransport.closeQuietly(unix);
         if (partial != null) {
             closeSegment(partial.segment);
@@ -237,8 +253,8 @@ final class ShmListener implements Transport.TransportListener {
         }
         try {
             drain();
-        } catch (IOException | RuntimeException e) {
-            SoviaLog.debugOnce("shm-sweep", "could not collect shm hellos: " + e);
+        } catch (RuntimeException e) {
+            SoviaLog.warnCounted("shm-sweep", "could not collect shm hellos", e);
         }
     }
 
@@ -258,8 +274,8 @@ final class ShmListener implements Transport.TransportListener {
         }
         try {
             drain();
-        } catch (IOException | RuntimeException ignored) {
-            // what cannot be read now is left to its client, which removes it when it sees this end
+        } catch (RuntimeException ignored) {
+            // what cannot be read now is left to its client, which sees this end
         }
         try {
             unixServer.close();

@@ -22,9 +22,11 @@ import java.util.List;
  *
  * <p>The doorbell is registered for one sleep only, so a closed connection's descriptor is never held
  * by a selector that happens not to select again. Selectors of threads that ended are closed when the
- * next thread asks for one.
+ * next thread asks for one, when one cannot be opened (out of descriptors: these may be why), and by
+ * {@link #releaseEnded()}, which the shm doorbell agent runs every second: a thread-per-connection server
+ * whose connection threads all ended must get their descriptors back without a new thread coming.
  */
-final class DoorbellSleep {
+public final class DoorbellSleep {
     private static final ThreadLocal<Selector> SELECTOR = new ThreadLocal<>();
     /** Every thread's selector, to close those whose thread ended; guarded by itself. */
     private static final List<Owned> ALL = new ArrayList<>();
@@ -40,25 +42,48 @@ final class DoorbellSleep {
         Selector s = SELECTOR.get();
         if (s == null) {
             try {
-                s = JdkNio.provider().openSelector();
+                s = open();
             } catch (IOException | RuntimeException e) {
                 SoviaLog.debugOnce("doorbell-sleep", "blocked calls park instead of sleeping on doorbells: " + e);
                 return null;
             }
             SELECTOR.set(s);
-            synchronized (ALL) {
-                for (Iterator<Owned> it = ALL.iterator(); it.hasNext(); ) {
-                    Owned o = it.next();
-                    Thread t = o.thread().get();
-                    if (t == null || !t.isAlive()) {
-                        it.remove();
-                        closeQuietly(o.selector());
-                    }
-                }
-                ALL.add(new Owned(new WeakReference<>(Thread.currentThread()), s));
-            }
         }
         return s;
+    }
+
+    private static Selector open() throws IOException {
+        Selector s;
+        try {
+            s = JdkNio.provider().openSelector();
+        } catch (IOException e) {
+            if (releaseEnded() == 0) {
+                throw e;
+            }
+            s = JdkNio.provider().openSelector();
+        }
+        synchronized (ALL) {
+            ALL.add(new Owned(new WeakReference<>(Thread.currentThread()), s));
+        }
+        releaseEnded();
+        return s;
+    }
+
+    /** Closes the selectors of threads that ended; returns how many. */
+    public static int releaseEnded() {
+        int released = 0;
+        synchronized (ALL) {
+            for (Iterator<Owned> it = ALL.iterator(); it.hasNext(); ) {
+                Owned o = it.next();
+                Thread t = o.thread().get();
+                if (t == null || !t.isAlive()) {
+                    it.remove();
+                    closeQuietly(o.selector());
+                    released++;
+                }
+            }
+        }
+        return released;
     }
 
     /**

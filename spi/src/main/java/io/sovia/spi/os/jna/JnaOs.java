@@ -134,9 +134,14 @@ public final class JnaOs implements NativeOs {
                 throw failed("recvmsg", e);
             }
             int received = collect(m, m.getLong(MSG_CONTROLLEN), fds);
-            if ((m.getInt(MSG_FLAGS) & MSG_CTRUNC) != 0 || received > fds.length) {
+            if (received > fds.length) {
                 closeAll(fds);
-                throw new IOException("more descriptors than the " + fds.length + " expected");
+                throw new IOException(received + " descriptors where at most " + fds.length + " were expected");
+            }
+            if ((m.getInt(MSG_FLAGS) & MSG_CTRUNC) != 0) {
+                // the kernel drops what it cannot install, above all when this process is out of descriptors
+                closeAll(fds);
+                throw new IOException("an attached descriptor was lost (out of descriptors?)");
             }
             m.read(CONTROL + controlLength, into, offset, (int) n);
             return n == 0 ? -1 : (int) n;
