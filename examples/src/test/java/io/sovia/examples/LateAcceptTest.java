@@ -1,0 +1,44 @@
+package io.sovia.examples;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A clean run counts nothing as hostile: a client whose early data fills the window and whose writer then probes,
+ * all before the server accepts (300 ms late), sends those probes without the server's token, which it cannot have
+ * yet. They are its own frames on its own ring, so they are taken: before, each was counted as a bad token (16 in
+ * three 8 MiB connections), and now that a frame no engine sends resets the connection they would reset it.
+ */
+class LateAcceptTest {
+    private static final int CONNECTIONS = 3;
+    private static final int BYTES = 8 << 20;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    @Timeout(120)
+    void probesBeforeALateAcceptAreNeitherBadTokensNorViolations() throws Exception {
+        try (ForkedJvm server = ForkedJvm.start(dir, "server", ForkedJvm.Options.agent(dir.resolve("server.json")),
+                LateAcceptSink.class, "server", String.valueOf(CONNECTIONS), "300");
+             ForkedJvm client = ForkedJvm.start(dir, "client", ForkedJvm.Options.agent(dir.resolve("client.json")),
+                     LateAcceptSink.class, "client", String.valueOf(server.awaitPort(Duration.ofSeconds(60))),
+                     String.valueOf(CONNECTIONS), String.valueOf(BYTES))) {
+            assertEquals(0, client.awaitExit(Duration.ofSeconds(60)), client.report());
+            server.awaitLine("DONE", Duration.ofSeconds(60));
+            assertEquals(0, server.awaitExit(Duration.ofSeconds(30)), server.report());
+            assertEquals(CONNECTIONS, server.stdout().split("READ " + BYTES + "\n", -1).length - 1, server.report());
+            SoviaStats stats = ShmChecks.assertAllOn("shm", server, CONNECTIONS);
+            Map<String, Long> engine = stats.section("engine");
+            assertEquals(0L, engine.get("badTokens"), stats.json());
+            assertEquals(0L, engine.get("protocolErrors"), stats.json());
+            assertEquals(0L, engine.get("resets"), stats.json());
+        }
+    }
+}
