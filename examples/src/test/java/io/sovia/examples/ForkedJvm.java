@@ -95,12 +95,13 @@ final class ForkedJvm implements AutoCloseable {
      * @param workDir     the working directory, or null for this JVM's
      * @param stats       the agent's statistics file, or null
      * @param javaHome    the JDK to run, or null for this JVM's
+     * @param jdkWarnings whether the JDK 22+ warnings about native access and sun.misc.Unsafe are left on
      */
     record Options(List<String> prefix, List<String> jvmFlags, Map<String, String> environment, String classpath,
-            Path workDir, Path stats, Path javaHome) {
+            Path workDir, Path stats, Path javaHome, boolean jdkWarnings) {
 
         static Options flags(List<String> jvmFlags, Path stats) {
-            return new Options(List.of(), jvmFlags, Map.of(), null, null, stats, null);
+            return new Options(List.of(), jvmFlags, Map.of(), null, null, stats, null, false);
         }
 
         /** With the agent on the command line, writing its statistics to {@code stats}. */
@@ -115,28 +116,33 @@ final class ForkedJvm implements AutoCloseable {
         }
 
         Options withPrefix(List<String> words) {
-            return new Options(words, jvmFlags, environment, classpath, workDir, stats, javaHome);
+            return new Options(words, jvmFlags, environment, classpath, workDir, stats, javaHome, jdkWarnings);
         }
 
         Options withEnvironment(Map<String, String> variables) {
-            return new Options(prefix, jvmFlags, variables, classpath, workDir, stats, javaHome);
+            return new Options(prefix, jvmFlags, variables, classpath, workDir, stats, javaHome, jdkWarnings);
         }
 
         Options withClasspath(String path) {
-            return new Options(prefix, jvmFlags, environment, path, workDir, stats, javaHome);
+            return new Options(prefix, jvmFlags, environment, path, workDir, stats, javaHome, jdkWarnings);
         }
 
         Options withWorkDir(Path dir) {
-            return new Options(prefix, jvmFlags, environment, classpath, dir, stats, javaHome);
+            return new Options(prefix, jvmFlags, environment, classpath, dir, stats, javaHome, jdkWarnings);
         }
 
         /** Runs the JDK at {@code home} instead of this JVM's. */
         Options withJavaHome(Path home) {
-            return new Options(prefix, jvmFlags, environment, classpath, workDir, stats, home);
+            return new Options(prefix, jvmFlags, environment, classpath, workDir, stats, home, jdkWarnings);
+        }
+
+        /** Leaves the JDK's own warnings on, to see what the agent alone makes the JDK print. */
+        Options withJdkWarnings() {
+            return new Options(prefix, jvmFlags, environment, classpath, workDir, stats, javaHome, true);
         }
 
         Options withStats(Path file) {
-            return new Options(prefix, jvmFlags, environment, classpath, workDir, file, javaHome);
+            return new Options(prefix, jvmFlags, environment, classpath, workDir, file, javaHome, jdkWarnings);
         }
     }
 
@@ -149,7 +155,7 @@ final class ForkedJvm implements AutoCloseable {
         command.add(options.classpath() != null ? options.classpath() : appClasspath());
         // Both only silence warnings of JDK 22+/24+ about native access and sun.misc.Unsafe, which the
         // agent's libraries (and Netty) use; given to the plain run too so the runs differ by the agent alone.
-        int feature = Jdks.feature(javaHome);
+        int feature = options.jdkWarnings() ? 0 : Jdks.feature(javaHome);
         if (feature >= 22) {
             command.add("--enable-native-access=ALL-UNNAMED");
         }

@@ -4,25 +4,33 @@ import io.sovia.spi.config.SoviaLog;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.reflect.Method;
+import java.lang.module.Configuration;
+import java.lang.module.ModuleFinder;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Set;
 
 /**
  * Where {@link NativeOs} comes from. JNA cannot be relocated (its native library binds to the class names
- * {@code com.sun.jna.*}), so the agent jar carries it as a nested jar, {@value #NESTED}, loaded child-first by
- * a class loader of Sovia's own: the app's JNA, of any version or none, and ours never meet, and a library
- * probing for {@code com.sun.jna.Native} finds only the app's. Without the agent (unit tests) JNA is on the
- * class path and used as it is. Loaded once; when it cannot be, {@link #os()} says why and callers that need
- * it decline their path.
+ * {@code com.sun.jna.*}), so the agent jar carries it as a nested jar, {@value #NESTED}, defined as the module
+ * {@code com.sun.jna} in a module layer of Sovia's own, and Sovia's binding in a class loader that reads it: the
+ * app's JNA, of any version or none, and ours never meet, and a library probing for {@code com.sun.jna.Native}
+ * finds only the app's. A named module is also what JDK 22 and later can grant native access to without a
+ * command-line flag, so JNA's {@code System.load} prints no warning the app never printed (the grant is for
+ * that one module; unnamed modules can only be granted all together, which would silence the app's own
+ * warnings too). Without the agent (unit tests) JNA is on the class path and used as it is. Loaded once; when
+ * it cannot be, {@link #os()} says why and callers that need it decline their path.
  */
 public final class NativeAccess {
     static final String NESTED = "/META-INF/sovia/jna.jar";
-    private static final String IMPLEMENTATION = "io.sovia.spi.os.jna.JnaOs";
+    private static final String BINDING_PACKAGE = "io.sovia.spi.os.jna.";
+    private static final String IMPLEMENTATION = BINDING_PACKAGE + "JnaOs";
+    private static final String JNA = "com.sun.jna";
 
     private static final Object RESULT = load();
 
@@ -41,7 +49,6 @@ public final class NativeAccess {
         try {
             URL nested = NativeAccess.class.getResource(NESTED);
             ClassLoader loader = nested == null ? NativeAccess.class.getClassLoader() : isolated(nested);
-            enableNativeAccess(loader);
             return Class.forName(IMPLEMENTATION, true, loader).getConstructor().newInstance();
         } catch (Exception | LinkageError e) {
             SoviaLog.debugOnce("native-access", "cannot load native calls: " + e);
@@ -50,9 +57,9 @@ public final class NativeAccess {
     }
 
     /**
-     * A loader that defines JNA and Sovia's JNA binding itself from the nested jar and Sovia's own jar, and
-     * asks its parent for everything else. The nested jar is copied once per user and content to a private
-     * directory, so concurrent JVMs share it and a crash leaves nothing new behind.
+     * The nested jar as the module {@code com.sun.jna} in a layer of its own, and a loader that defines Sovia's
+     * binding from Sovia's jar and takes JNA from that layer. The jar is copied once per user and content to a
+     * private directory, so concurrent JVMs share it and a crash leaves nothing new behind.
      */
     private static ClassLoader isolated(URL nested) throws IOException {
         Path dir = Path.of(System.getProperty("java.io.tmpdir"),
@@ -74,44 +81,53 @@ public final class NativeAccess {
             Files.write(tmp, jar);
             Files.move(tmp, copy, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         }
+        ModuleLayer boot = ModuleLayer.boot();
+        Configuration configuration = boot.configuration().resolve(ModuleFinder.of(copy), ModuleFinder.of(), Set.of(JNA));
+        ModuleLayer.Controller controller = ModuleLayer.defineModulesWithOneLoader(configuration, List.of(boot),
+                NativeAccess.class.getClassLoader());
+        Module jna = controller.layer().findModule(JNA).orElseThrow();
+        enableNativeAccess(jna);
         URL self = NativeAccess.class.getProtectionDomain().getCodeSource().getLocation();
-        return new ChildFirst(new URL[] {copy.toUri().toURL(), self}, NativeAccess.class.getClassLoader());
+        return new Binding(self, jna.getClassLoader(), NativeAccess.class.getClassLoader());
     }
 
     /**
-     * On JDK 22 and later, JNA's {@code System.load} is a restricted method: without this the JVM prints a
-     * warning the app never printed. The agent exports {@code jdk.internal.access} to Sovia; without it
-     * (or on JDK 17 to 21, which have no such call) nothing happens.
+     * Grants native access to the layer's JNA module, JDK 22 and later, through the JDK's internal access (the
+     * agent exports {@code jdk.internal.access} to Sovia): the public {@code ModuleLayer.Controller} grant is a
+     * restricted method itself, so it would print the very warning it is meant to spare. Earlier JDKs have no
+     * restricted methods and warn about nothing.
      */
-    private static void enableNativeAccess(ClassLoader loader) {
+    private static void enableNativeAccess(Module module) {
         try {
             Object access = Class.forName("jdk.internal.access.SharedSecrets").getMethod("getJavaLangAccess").invoke(null);
-            Method enable = Class.forName("jdk.internal.access.JavaLangAccess")
-                    .getMethod("addEnableNativeAccess", Module.class);
-            enable.invoke(access, loader.getUnnamedModule());
-        } catch (ReflectiveOperationException | RuntimeException | LinkageError absent) {
-            SoviaLog.debugOnce("native-access-flag", "cannot mark Sovia's JNA as native: " + absent);
+            Class.forName("jdk.internal.access.JavaLangAccess").getMethod("addEnableNativeAccess", Module.class)
+                    .invoke(access, module);
+        } catch (NoSuchMethodException before22) {
+            // no restricted methods, no warning
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            SoviaLog.debugOnce("native-access-grant", "cannot grant Sovia's JNA native access: " + e);
         }
     }
 
-    /** Child-first for JNA and its binding, parent-first for the rest. */
-    private static final class ChildFirst extends URLClassLoader {
+    /** Defines Sovia's binding itself, takes JNA from its layer, and asks its parent for everything else. */
+    private static final class Binding extends URLClassLoader {
         static {
             registerAsParallelCapable();
         }
 
-        ChildFirst(URL[] urls, ClassLoader parent) {
-            super("sovia-native", urls, parent);
-        }
+        private final ClassLoader jna;
 
-        private static boolean own(String name) {
-            return name.startsWith("com.sun.jna.") || name.startsWith("io.sovia.spi.os.jna.")
-                    || name.startsWith("com/sun/jna/");
+        Binding(URL self, ClassLoader jna, ClassLoader parent) {
+            super("sovia-native", new URL[] {self}, parent);
+            this.jna = jna;
         }
 
         @Override
         protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-            if (!own(name)) {
+            if (name.startsWith("com.sun.jna.")) {
+                return jna.loadClass(name);
+            }
+            if (!name.startsWith(BINDING_PACKAGE)) {
                 return super.loadClass(name, resolve);
             }
             synchronized (getClassLoadingLock(name)) {
@@ -124,12 +140,6 @@ public final class NativeAccess {
                 }
                 return c;
             }
-        }
-
-        @Override
-        public URL getResource(String name) {
-            URL own = own(name) ? findResource(name) : null;
-            return own != null ? own : super.getResource(name);
         }
     }
 }
