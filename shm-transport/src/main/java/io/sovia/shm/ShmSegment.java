@@ -5,7 +5,6 @@ import io.sovia.spi.os.NativeAccess;
 import io.sovia.spi.os.NativeOs;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
@@ -38,7 +37,7 @@ final class ShmSegment implements AutoCloseable {
     }
 
     /**
-     * Creates, seals and maps a segment. Every page is written first, so a lack of memory fails here with an
+     * Creates, seals and maps a segment. Every page is allocated first, so a lack of memory fails here with an
      * IOException instead of a fault when the rings are first touched.
      */
     static ShmSegment create(int capacity) throws IOException {
@@ -46,11 +45,7 @@ final class ShmSegment implements AutoCloseable {
         int length = ShmSegmentDescriptor.totalLength(capacity);
         int fd = os.memfdCreate("sovia-segment");
         try (FileChannel ch = channel(fd)) {
-            ByteBuffer zeros = ByteBuffer.allocate(64 * 1024);
-            for (long position = 0; position < length; ) {
-                zeros.clear().limit((int) Math.min(zeros.capacity(), length - position));
-                position += ch.write(zeros, position);
-            }
+            os.allocate(fd, length);
             os.addSeals(fd, SEALS);
             MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_WRITE, 0, length);
             map.order(ByteOrder.LITTLE_ENDIAN);

@@ -18,6 +18,12 @@ public interface NativeOs {
     /** An anonymous memory file that can be sealed ({@code memfd_create}); its descriptor. */
     int memfdCreate(String name) throws IOException;
 
+    /**
+     * Gives the file {@code length} bytes of zeroed memory now ({@code fallocate}), so running out of memory fails
+     * here rather than as a fault at first touch; one call, where writing zeros would copy every page.
+     */
+    void allocate(int fd, long length) throws IOException;
+
     /** Adds {@code seals} ({@code fcntl(F_ADD_SEALS)}). */
     void addSeals(int fd, int seals) throws IOException;
 

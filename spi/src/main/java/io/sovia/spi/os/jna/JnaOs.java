@@ -52,6 +52,8 @@ public final class JnaOs implements NativeOs {
 
     private static native int fcntl(int fd, int cmd, int arg) throws LastErrorException;
 
+    private static native int fallocate(int fd, int mode, long offset, long length) throws LastErrorException;
+
     private static native int open(String path, int flags) throws LastErrorException;
 
     private static native int close(int fd);
@@ -66,6 +68,15 @@ public final class JnaOs implements NativeOs {
             return memfd_create(name, MEMFD_FLAGS);
         } catch (LastErrorException e) {
             throw failed("memfd_create", e);
+        }
+    }
+
+    @Override
+    public void allocate(int fd, long length) throws IOException {
+        try {
+            fallocate(fd, 0, 0, length);
+        } catch (LastErrorException e) {
+            throw failed("fallocate", e);
         }
     }
 
