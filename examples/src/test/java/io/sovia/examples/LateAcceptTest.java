@@ -41,4 +41,27 @@ class LateAcceptTest {
             assertEquals(0L, engine.get("resets"), stats.json());
         }
     }
+
+    /**
+     * A client that writes, closes and exits before the server accepts: TCP leaves its bytes and FIN in the kernel
+     * and the process ends at once; on shm they stay in the segment (in flight in the listener's queue), so the
+     * client's exit does not wait for the accept (it waited until the server accepted, its FIN held back until the
+     * handshake), and the server later reads everything and then end of stream, not a reset.
+     */
+    @Test
+    @Timeout(120)
+    void aClientThatExitsBeforeTheAcceptLeavesItsBytesBehind() throws Exception {
+        try (ForkedJvm server = ForkedJvm.start(dir, "server", ForkedJvm.Options.agent(dir.resolve("server.json")),
+                LateAcceptSink.class, "server", "1", "5000");
+             ForkedJvm client = ForkedJvm.start(dir, "client", ForkedJvm.Options.agent(dir.resolve("client.json")),
+                     LateAcceptSink.class, "client", String.valueOf(server.awaitPort(Duration.ofSeconds(60))), "1", "1000")) {
+            assertEquals(0, client.awaitExit(Duration.ofSeconds(60)), client.report());
+            assertEquals(false, server.stdout().contains("READ"), "the client's exit waited for the accept\n" + server.report());
+            server.awaitLine("DONE", Duration.ofSeconds(60));
+            assertEquals(0, server.awaitExit(Duration.ofSeconds(30)), server.report());
+            assertEquals(true, server.stdout().contains("READ 1000\n"), server.report());
+            SoviaStats stats = ShmChecks.assertAllOn("shm", server, 1);
+            assertEquals(0L, stats.section("engine").get("resets"), stats.json());
+        }
+    }
 }

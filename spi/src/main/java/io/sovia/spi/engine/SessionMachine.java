@@ -379,9 +379,9 @@ final class SessionMachine {
         if ((type == SYN || type == SYN_ACK) && (length < HEADER_LENGTH + 8 || f.payloadToken() == 0)) {
             return violation("a " + FrameFlyweight.typeName(type) + " without a token");
         }
-        // early frames (data, a window probe: see dataMayFlow) were sent before the client learnt our token;
-        // a reliable link carries only this connection's frames, so the token adds nothing there
-        boolean early = (type == DATA || type == ACK) && f.token() == 0 && retransmitter == null;
+        // early frames (data, a window probe, the FIN after them: see dataMayFlow) were sent before the client
+        // learnt our token; a reliable link carries only this connection's frames, so the token adds nothing there
+        boolean early = (type == DATA || type == ACK || type == FIN) && f.token() == 0 && retransmitter == null;
         if (type == SYN ? state != LISTEN && f.payloadToken() != sender.peerToken()
                 : f.token() != localToken && !early) {
             EngineCounters.BAD_TOKENS.increment();
@@ -521,16 +521,18 @@ final class SessionMachine {
     private void flush(boolean force) {
         if (failure == null // a failed session sends nothing more (no FIN after a reset)
                 && sender.flushUnsent(force, dataMayFlow())
-                && outState == OUT_FIN_PENDING && state == ESTABLISHED && sender.sendFin()) {
+                && outState == OUT_FIN_PENDING && dataMayFlow() && sender.sendFin()) {
             outState = OUT_FIN_SENT;
         }
         watchCredit();
     }
 
     /**
-     * Whether DATA may be sent: once established, and on a reliable link right after the SYN too (early
-     * data, within the window every receiver grants before advertising one), since the ring delivers
-     * it after the SYN that opens the connection.
+     * Whether DATA and the FIN after it may be sent: once established, and on a reliable link right after the
+     * SYN too (early data, within the window every receiver grants before advertising one), since the ring
+     * delivers them after the SYN that opens the connection. So a client that writes, closes and exits before
+     * the server accepts leaves everything in the ring, as TCP leaves it in the kernel, and its exit does not
+     * wait for the accept.
      */
     private boolean dataMayFlow() {
         return state == ESTABLISHED || (state == SYN_SENT && retransmitter == null);
