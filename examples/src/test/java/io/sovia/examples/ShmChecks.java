@@ -52,7 +52,8 @@ final class ShmChecks {
     }
 
     /**
-     * The files in {@link #DIR} that belong to these processes (segments {@code s-<pid>-*.seg}) or
+     * The files in {@link #DIR} that belong to these processes (segments {@code s-<pid>-*.seg}, which agents
+     * before sealed memory files made) or
      * listener ports (sockets {@code l-<port>-*.sock}).
      */
     static List<String> filesOf(Collection<Long> pids, Collection<Integer> ports) throws IOException {

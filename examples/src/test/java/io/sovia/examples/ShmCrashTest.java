@@ -172,8 +172,8 @@ class ShmCrashTest {
      * What is left in {@link ShmChecks#DIR} of these processes and of the listener at {@code port} once
      * they all ended; removes it, so a failure leaves nothing behind either. The README promises that a
      * dead process's files are removed by the survivor when it can tell, and at the latest by the next
-     * Sovia JVM of the user when it starts. The survivor can tell for segments (their pid is dead), but
-     * its probe of a killed server's listener socket may still be accepted by the kernel while the
+     * Sovia JVM of the user when it starts. Segments have no name (sealed memory files), but the
+     * survivor's probe of a killed server's listener socket may still be accepted by the kernel while the
      * killed process is being torn down: then that socket may outlive the survivor, and the next agent
      * JVM, started here, must remove it. Anything else left is returned right away.
      */

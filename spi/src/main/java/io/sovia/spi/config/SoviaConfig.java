@@ -68,13 +68,14 @@ import java.util.Locale;
  *   <tr><td>{@code sovia.jvm.ring}</td><td>{@code 1048576}</td><td>bytes per direction of a same-JVM link ring;
  *       a frame is at most a quarter of it</td></tr>
  *   <tr><td>{@code sovia.shm.ring}</td><td>{@code 1048576}</td><td>bytes per direction of a shared segment's
- *       ring (power of two, at least 1024). A segment's pages are written when it is made, so that a
- *       full /dev/shm shows then (and the connect uses TCP) rather than as a fault later: each
- *       connection holds twice this in /dev/shm until both JVMs have unmapped it, which the JDK does
- *       when the garbage collector drops the mapping, not at close.</td></tr>
+ *       ring (power of two, at least 1024). A segment's pages are allocated when it is made, so that a
+ *       lack of memory shows then (and the connect uses TCP) rather than as a fault later: each
+ *       connection holds twice this in shared memory (counted against the cgroup, not /dev/shm) until
+ *       both JVMs have unmapped it, which the JDK does when the garbage collector drops the mapping, not
+ *       at close.</td></tr>
  *   <tr><td>{@code sovia.shm.spares}</td><td>{@code 2}</td><td>segments a JVM that connects over shm
- *       keeps made ahead, so a connect does not wait for the pages to be written (1.3 ms of a 3.9 ms
- *       short connection here); 0 makes each at its connect</td></tr>
+ *       keeps made ahead, so a connect does not wait for its segment to be made and mapped; 0 makes each
+ *       at its connect</td></tr>
  *   <tr><td>{@code sovia.shm.hello.ttl.millis}</td><td>{@code 60000}</td><td>how long a listener keeps a
  *       client's hello whose TCP connection it has not accepted: a client that vanished without connecting
  *       would otherwise pin a descriptor (its UNIX socket) for good. As long as a TCP connect retries its SYN;

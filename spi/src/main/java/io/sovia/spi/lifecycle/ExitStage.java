@@ -7,7 +7,7 @@ package io.sovia.spi.lifecycle;
 public enum ExitStage {
     /** Open connections are closed as the kernel would close a dying process's sockets, and handed over. */
     FLUSH,
-    /** Transports release what they own outside the process: listener sockets, segment files. */
+    /** Transports release what they own outside the process: listener sockets, spare segments. */
     CLOSE,
     /** The JVM-wide agents stop, last started first. */
     STOP,
