@@ -1,6 +1,7 @@
 package io.sovia.agent.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.File;
@@ -211,7 +212,8 @@ class FdLeakIT extends SoviaTestBase {
         Map<Integer, String> after = openFdsAtRest(peers);
         Map<Integer, String> added = new TreeMap<>(after);
         added.entrySet().removeAll(before.entrySet());
-        assertEquals(before.size(), after.size(), () -> "descriptors after " + CYCLES + " cycles: "
+        // fewer is no leak: Sovia closes the sleep selectors of threads that ended (earlier tests') every second
+        assertTrue(after.size() <= before.size(), () -> "descriptors after " + CYCLES + " cycles: "
                 + before.size() + " -> " + after.size() + "; new or reused: " + added);
     }
 

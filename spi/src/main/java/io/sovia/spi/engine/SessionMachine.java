@@ -379,9 +379,10 @@ final class SessionMachine {
         if ((type == SYN || type == SYN_ACK) && (length < HEADER_LENGTH + 8 || f.payloadToken() == 0)) {
             return violation("a " + FrameFlyweight.typeName(type) + " without a token");
         }
-        // early frames (data, a window probe, the FIN after them: see dataMayFlow) were sent before the client
-        // learnt our token; a reliable link carries only this connection's frames, so the token adds nothing there
-        boolean early = (type == DATA || type == ACK || type == FIN) && f.token() == 0 && retransmitter == null;
+        // early frames (data, a window probe, the FIN after them, a reset: see dataMayFlow) were sent before the
+        // client learnt our token; a reliable link carries only this connection's frames, so the token adds nothing
+        // there. Only the handshake and FIN_ACK are always sent knowing the peer's token.
+        boolean early = type != SYN && type != SYN_ACK && type != FIN_ACK && f.token() == 0 && retransmitter == null;
         if (type == SYN ? state != LISTEN && f.payloadToken() != sender.peerToken()
                 : f.token() != localToken && !early) {
             EngineCounters.BAD_TOKENS.increment();

@@ -89,6 +89,35 @@ class SessionRobustnessSimTest {
         });
     }
 
+    /**
+     * A client that aborts (SO_LINGER 0) before the server's SYN_ACK sends its RST without the server's token, as
+     * it sends early data, probes and FIN: on a ring that is its own frame, a reset like any other, not a protocol
+     * violation (the conformance suite's aborts logged one each, the outcome being the same reset).
+     */
+    @Test
+    @Timeout(value = 10, threadMode = SEPARATE_THREAD)
+    void aResetBeforeTheSynAckIsAResetNotAViolation() {
+        SimNetwork net = new SimNetwork(3, true, 1500);
+        SimScenario s = SimScenario.of(3, "earlyReset", net, SimScenario.config(4096, 4096), SimScenario.config(4096, 4096));
+        long errors = EngineCounters.PROTOCOL_ERRORS.sum();
+        long badTokens = EngineCounters.BAD_TOKENS.sum();
+        s.server.listen();
+        s.client.connect();
+        s.client.abort();
+        s.driver.runFor(10_000_000L);
+        try {
+            s.server.read(ByteBuffer.allocate(16));
+            throw s.fail("the server read on after the client's reset");
+        } catch (IOException expected) {
+            if (!"Connection reset".equals(expected.getMessage())) {
+                throw s.fail("not the peer's reset: " + expected);
+            }
+        }
+        if (EngineCounters.PROTOCOL_ERRORS.sum() != errors || EngineCounters.BAD_TOKENS.sum() != badTokens) {
+            throw s.fail("the client's early RST was counted as a bad token or a protocol error");
+        }
+    }
+
     /** A well-formed header with a type no engine sends. */
     private static byte[] unknownType(Random r) {
         ByteBuffer b = ByteBuffer.allocate(FrameFlyweight.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
