@@ -7,6 +7,7 @@ import io.sovia.spi.lifecycle.Lifecycle;
 import io.sovia.spi.link.FrameRingDescriptor;
 import io.sovia.spi.link.RingLink;
 import io.sovia.spi.jdk.JdkNio;
+import io.sovia.spi.os.NativeAccess;
 import io.sovia.spi.transport.LocalAddresses;
 import io.sovia.spi.transport.PathKind;
 import io.sovia.spi.transport.Transport;
@@ -62,7 +63,8 @@ public final class ShmTransport implements Transport {
 
     @Override
     public boolean reaches(InetSocketAddress remote) {
-        return LocalAddresses.isLocal(remote.getAddress()) && directory.listenerFor(remote) != null;
+        return LocalAddresses.isLocal(remote.getAddress()) && directory.listenerFor(remote) != null
+                && NativeAccess.available();
     }
 
     @Override
@@ -104,7 +106,8 @@ public final class ShmTransport implements Transport {
 
     @Override
     public TransportListener listen(InetSocketAddress bound) throws IOException {
-        return ShmListener.open(directory, bound);
+        // without the native calls no segment can be taken: offering none, local clients use TCP
+        return NativeAccess.available() ? ShmListener.open(directory, bound) : null;
     }
 
     /** A link over two rings of a segment, whose doorbell is a byte on {@code unix}. */

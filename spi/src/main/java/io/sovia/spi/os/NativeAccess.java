@@ -10,7 +10,9 @@ import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.LinkOption;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Set;
@@ -31,6 +33,7 @@ public final class NativeAccess {
     private static final String BINDING_PACKAGE = "io.sovia.spi.os.jna.";
     private static final String IMPLEMENTATION = BINDING_PACKAGE + "JnaOs";
     private static final String JNA = "com.sun.jna";
+    private static final Set<PosixFilePermission> PRIVATE = PosixFilePermissions.fromString("rwx------");
 
     private static final Object RESULT = load();
 
@@ -45,13 +48,19 @@ public final class NativeAccess {
         throw new IOException("native calls unavailable: " + RESULT);
     }
 
+    /** Whether the native calls loaded (the reason they did not was logged once). */
+    public static boolean available() {
+        return RESULT instanceof NativeOs;
+    }
+
     private static Object load() {
         try {
             URL nested = NativeAccess.class.getResource(NESTED);
             ClassLoader loader = nested == null ? NativeAccess.class.getClassLoader() : isolated(nested);
             return Class.forName(IMPLEMENTATION, true, loader).getConstructor().newInstance();
         } catch (Exception | LinkageError e) {
-            SoviaLog.debugOnce("native-access", "cannot load native calls: " + e);
+            // e.g. a noexec temporary directory, where JNA cannot load its library: everything uses TCP
+            SoviaLog.warn("native calls unavailable, so shared memory is off and connections use TCP", e);
             return e.toString();
         }
     }
@@ -62,21 +71,26 @@ public final class NativeAccess {
      * private directory, so concurrent JVMs share it and a crash leaves nothing new behind.
      */
     private static ClassLoader isolated(URL nested) throws IOException {
-        Path dir = Path.of(System.getProperty("java.io.tmpdir"),
-                "sovia-" + Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
-        if (!Files.isDirectory(dir)) {
+        int uid = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        Path dir = Path.of(System.getProperty("java.io.tmpdir"), "sovia-" + uid);
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
             try {
-                Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+                Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PRIVATE));
             } catch (java.nio.file.FileAlreadyExistsException raced) {
                 // another JVM of this user made it first
             }
+        }
+        // code is loaded from here: anyone else able to write it could choose what runs in this JVM
+        if ((Integer) Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS) != uid
+                || !Files.getPosixFilePermissions(dir, LinkOption.NOFOLLOW_LINKS).equals(PRIVATE)) {
+            throw new IOException(dir + " is not a 0700 directory of uid " + uid);
         }
         byte[] jar;
         try (InputStream in = nested.openStream()) {
             jar = in.readAllBytes();
         }
         Path copy = dir.resolve("jna-" + Integer.toHexString(java.util.Arrays.hashCode(jar)) + "-" + jar.length + ".jar");
-        if (!Files.isRegularFile(copy) || Files.size(copy) != jar.length) {
+        if (!Files.isRegularFile(copy, LinkOption.NOFOLLOW_LINKS) || !java.util.Arrays.equals(Files.readAllBytes(copy), jar)) {
             Path tmp = Files.createTempFile(dir, "jna", ".tmp");
             Files.write(tmp, jar);
             Files.move(tmp, copy, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
