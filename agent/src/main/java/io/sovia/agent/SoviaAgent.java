@@ -4,6 +4,7 @@ import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.config.SoviaLog;
 import io.sovia.spi.jdk.JdkNio;
 import io.sovia.spi.nio.SoviaSelectorProvider;
+import io.sovia.spi.os.NativeAccess;
 import io.sovia.spi.stats.StatsFileWriter;
 
 import java.lang.instrument.Instrumentation;
@@ -53,6 +54,9 @@ public final class SoviaAgent {
         }
         installProvider();
         installSocketImpl(inst);
+        if (SoviaConfig.pathAllowed("shm")) {
+            NativeAccess.loadInBackground();
+        }
     }
 
     /** Parses {@code key=value,...} into {@code sovia.key} system properties. */

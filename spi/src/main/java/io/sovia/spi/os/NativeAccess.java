@@ -48,6 +48,17 @@ public final class NativeAccess {
         throw new IOException("native calls unavailable: " + RESULT);
     }
 
+    /**
+     * Loads the native calls on a thread of their own, once, so the app's first listener or shm connect does not
+     * wait for them (about 0.2 s cold: JNA's initialisation and class loading); a first use that comes sooner
+     * waits for this load to finish, as it would have loaded them itself.
+     */
+    public static void loadInBackground() {
+        Thread t = new Thread(NativeAccess::available, "sovia-native-load");
+        t.setDaemon(true);
+        t.start();
+    }
+
     /** Whether the native calls loaded (the reason they did not was logged once). */
     public static boolean available() {
         return RESULT instanceof NativeOs;
