@@ -36,7 +36,6 @@ final class ShmListener implements Transport.TransportListener {
     /** This JVM's open listeners, closed at exit when the app did not close them. */
     private static final Set<ShmListener> OPEN = ConcurrentHashMap.newKeySet();
 
-    private final ShmDirectory directory;
     private final java.nio.file.Path socket;
     private final ServerSocketChannel unixServer;
     private final UserPrincipal self;
@@ -81,7 +80,6 @@ final class ShmListener implements Transport.TransportListener {
 
     private ShmListener(ShmDirectory directory, java.nio.file.Path socket, ServerSocketChannel unixServer)
             throws IOException {
-        this.directory = directory;
         this.socket = socket;
         this.unixServer = unixServer;
         this.self = Files.getOwner(directory.path());
@@ -213,24 +211,22 @@ final class ShmListener implements Transport.TransportListener {
 
     /** Resets the client of a hello nobody claimed and lets its segment go. */
     private void dropUnclaimed(Pending p) {
-        ShmTransport.closeQuietly(p.unix());
-        closeSegment(p.segment());
+        release(p.unix(), p.segment());
     }
 
     /** Ends a setup connection whose hello cannot be taken: counted, logged once with a running count. */
     private static void refused(SocketChannel unix, Partial partial, String what, Exception why) {
         SoviaStats.refused(what);
         SoviaLog.warnCounted(what, "refused a local connection's shm hello; that connection is reset", why);
-        ShmTransport.closeQuietly(unix);
-        if (partial != null) {
-            closeSegment(partial.segment);
-        }
+        release(unix, partial == null ? -1 : partial.segment);
     }
 
-    private static void closeSegment(int fd) {
-        if (fd >= 0) {
+    /** Closes a setup connection and the segment descriptor it brought, if any (-1: none). */
+    private static void release(SocketChannel unix, int segment) {
+        ShmTransport.closeQuietly(unix);
+        if (segment >= 0) {
             try {
-                NativeAccess.os().closeFd(fd);
+                NativeAccess.os().closeFd(segment);
             } catch (IOException unreachable) {
                 // a descriptor was received, so the native calls were there
             }
@@ -284,10 +280,7 @@ final class ShmListener implements Transport.TransportListener {
         }
         ShmTransport.deleteQuietly(socket);
         hellos.drain(this::dropUnclaimed);
-        partial.forEach((unix, p) -> {
-            ShmTransport.closeQuietly(unix);
-            closeSegment(p.segment);
-        });
+        partial.forEach((unix, p) -> release(unix, p.segment));
         partial.clear();
     }
 }
