@@ -53,11 +53,8 @@ public final class ManyEchoApp {
     }
 
     private static void server() throws Exception {
-        try (Selector selector = Selector.open(); ServerSocketChannel listener = ServerSocketChannel.open()) {
-            listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024);
-            listener.configureBlocking(false);
-            listener.register(selector, SelectionKey.OP_ACCEPT);
-            System.out.println("PORT " + ((InetSocketAddress) listener.getLocalAddress()).getPort());
+        try (EchoServer server = new EchoServer()) {
+            System.out.println("PORT " + server.port());
             System.out.flush();
             CountDownLatch stdinEnded = new CountDownLatch(1);
             Thread watcher = new Thread(() -> {
@@ -66,72 +63,127 @@ public final class ManyEchoApp {
                 } catch (IOException ignored) {
                     // ended either way
                 }
-                stdinEnded.countDown();
-                selector.wakeup();
+                server.stop(stdinEnded);
             }, "stdin");
             watcher.setDaemon(true);
             watcher.start();
-            long accepted = 0;
-            long echoed = 0;
-            long closed = 0;
-            long errors = 0;
-            long acceptFailures = 0;
-            while (stdinEnded.getCount() > 0) {
+            server.serveUntil(stdinEnded);
+            System.out.println(server.summary());
+        }
+    }
+
+    /**
+     * The server's one-thread selector loop, on a loopback port of its own; also what the soak test's server runs.
+     * The counters belong to the thread in {@link #serveUntil}.
+     */
+    static final class EchoServer implements AutoCloseable {
+        private final Selector selector;
+        private final ServerSocketChannel listener;
+        private long accepted;
+        private long echoed;
+        private long closed;
+        private long errors;
+        private long acceptFailures;
+
+        EchoServer() throws IOException {
+            selector = Selector.open();
+            listener = ServerSocketChannel.open();
+            listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024);
+            listener.configureBlocking(false);
+            listener.register(selector, SelectionKey.OP_ACCEPT);
+        }
+
+        int port() throws IOException {
+            return ((InetSocketAddress) listener.getLocalAddress()).getPort();
+        }
+
+        /** Connections registered now (the listener's own key aside). */
+        int open() {
+            return selector.keys().size() - 1;
+        }
+
+        /** Counts {@code stop} down and wakes the loop, from any thread. */
+        void stop(CountDownLatch stop) {
+            stop.countDown();
+            selector.wakeup();
+        }
+
+        /** Echoes until {@code stop} reaches zero (see {@link #stop}). */
+        void serveUntil(CountDownLatch stop) throws Exception {
+            while (stop.getCount() > 0) {
                 selector.select(1000);
                 for (Iterator<SelectionKey> it = selector.selectedKeys().iterator(); it.hasNext(); ) {
                     SelectionKey key = it.next();
                     it.remove();
                     if (key.isAcceptable()) {
-                        try {
-                            SocketChannel c;
-                            while ((c = listener.accept()) != null) {
-                                c.configureBlocking(false);
-                                c.register(selector, SelectionKey.OP_READ, ByteBuffer.allocateDirect(64 * 1024));
-                                accepted++;
-                            }
-                        } catch (IOException e) {
-                            // out of descriptors, as servers meet it: say so, back off, accept again later
-                            if (acceptFailures++ == 0) {
-                                System.out.println("ACCEPT FAILED " + e);
-                            }
-                            Thread.sleep(10);
-                        }
-                        continue;
-                    }
-                    SocketChannel c = (SocketChannel) key.channel();
-                    ByteBuffer b = (ByteBuffer) key.attachment();
-                    try {
-                        if (key.isWritable()) {
-                            c.write(b);
-                            if (!b.hasRemaining()) {
-                                b.clear();
-                                key.interestOps(SelectionKey.OP_READ);
-                            }
-                        } else if (key.isReadable()) {
-                            int n = c.read(b);
-                            if (n < 0) {
-                                c.close();
-                                closed++;
-                                continue;
-                            }
-                            b.flip();
-                            echoed += b.remaining();
-                            c.write(b);
-                            if (b.hasRemaining()) {
-                                key.interestOps(SelectionKey.OP_WRITE);
-                            } else {
-                                b.clear();
-                            }
-                        }
-                    } catch (IOException e) {
-                        System.out.println("ERROR " + e);
-                        errors++;
-                        c.close();
+                        accept();
+                    } else {
+                        echo(key);
                     }
                 }
             }
-            System.out.println("ECHOED accepted=" + accepted + " closed=" + closed + " bytes=" + echoed
-                    + (errors > 0 ? " errors=" + errors : "") + (acceptFailures > 0 ? " acceptFailures=" + acceptFailures : ""));
+        }
+
+        private void accept() throws InterruptedException {
+            try {
+                SocketChannel c;
+                while ((c = listener.accept()) != null) {
+                    c.configureBlocking(false);
+                    c.register(selector, SelectionKey.OP_READ, ByteBuffer.allocateDirect(64 * 1024));
+                    accepted++;
+                }
+            } catch (IOException e) {
+                // out of descriptors, as servers meet it: say so, back off, accept again later
+                if (acceptFailures++ == 0) {
+                    System.out.println("ACCEPT FAILED " + e);
+                }
+                Thread.sleep(10);
+            }
+        }
+
+        private void echo(SelectionKey key) throws IOException {
+            SocketChannel c = (SocketChannel) key.channel();
+            ByteBuffer b = (ByteBuffer) key.attachment();
+            try {
+                if (key.isWritable()) {
+                    c.write(b);
+                    if (!b.hasRemaining()) {
+                        b.clear();
+                        key.interestOps(SelectionKey.OP_READ);
+                    }
+                } else if (key.isReadable()) {
+                    int n = c.read(b);
+                    if (n < 0) {
+                        c.close();
+                        closed++;
+                        return;
+                    }
+                    b.flip();
+                    echoed += b.remaining();
+                    c.write(b);
+                    if (b.hasRemaining()) {
+                        key.interestOps(SelectionKey.OP_WRITE);
+                    } else {
+                        b.clear();
+                    }
+                }
+            } catch (IOException e) {
+                System.out.println("ERROR " + e);
+                errors++;
+                c.close();
+            }
+        }
+
+        String summary() {
+            return "ECHOED accepted=" + accepted + " closed=" + closed + " bytes=" + echoed
+                    + (errors > 0 ? " errors=" + errors : "") + (acceptFailures > 0 ? " acceptFailures=" + acceptFailures : "");
+        }
+
+        @Override
+        public void close() throws IOException {
+            try (selector) {
+                listener.close();
+            }
         }
     }
 

@@ -3,7 +3,6 @@ package io.sovia.examples;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -37,17 +36,12 @@ class FdExhaustionTest {
         try (ForkedJvm server = ForkedJvm.start(dir, "server", options, ManyEchoApp.class, "server")) {
             int port = server.awaitPort(STEP);
             echo(port, "before", agent);
-            long before = descriptors(server.pid());
+            long before = server.descriptors();
             try (ForkedJvm flood = client(port, "flood", 400, agent)) {
                 server.awaitLine("ACCEPT FAILED .*", STEP);
                 flood.process().destroyForcibly().waitFor();
             }
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            long now;
-            while ((now = descriptors(server.pid())) > before + 10 && System.nanoTime() < deadline) {
-                Thread.sleep(200);
-            }
-            long after = now;
+            long after = server.awaitDescriptorsAtMost(before + 10, Duration.ofSeconds(60));
             assertTrue(after <= before + 10, () -> mode + " server holds " + after + " descriptors, " + before
                     + " before the flood\n" + server.report());
             echo(port, "after", agent);
@@ -67,12 +61,6 @@ class FdExhaustionTest {
             if (agent) {
                 ShmChecks.assertAllOn("shm", client, 4);
             }
-        }
-    }
-
-    private static long descriptors(long pid) throws IOException {
-        try (var fds = Files.list(Path.of("/proc/" + pid + "/fd"))) {
-            return fds.count();
         }
     }
 }

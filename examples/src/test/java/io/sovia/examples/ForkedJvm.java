@@ -225,6 +225,23 @@ final class ForkedJvm implements AutoCloseable {
         return process.pid();
     }
 
+    /** The descriptors the process holds now. */
+    long descriptors() throws IOException {
+        try (var fds = Files.list(Path.of("/proc/" + pid() + "/fd"))) {
+            return fds.count();
+        }
+    }
+
+    /** Waits until the process holds at most {@code limit} descriptors, at most {@code timeout}; the last count. */
+    long awaitDescriptorsAtMost(long limit, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long now;
+        while ((now = descriptors()) > limit && System.nanoTime() - deadline < 0) {
+            Thread.sleep(200);
+        }
+        return now;
+    }
+
     /** Everything the JVM printed on stdout so far. */
     String stdout() throws IOException {
         return Files.readString(stdout);

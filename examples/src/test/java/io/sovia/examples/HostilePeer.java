@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -85,6 +86,15 @@ public final class HostilePeer {
     private HostilePeer(Path socket, int port) {
         this.socket = socket;
         this.port = port;
+    }
+
+    /** Starts a hostile peer JVM (plain JDK) and waits for its {@code READY}. */
+    static ForkedJvm start(Path dir, String name, Path socket, int port, String mode, String... more) throws Exception {
+        List<String> args = new ArrayList<>(List.of(socket.toString(), String.valueOf(port), mode));
+        args.addAll(List.of(more));
+        ForkedJvm peer = ForkedJvm.start(dir, name, ForkedJvm.Options.plain(), HostilePeer.class, args.toArray(String[]::new));
+        peer.awaitLine("READY", Duration.ofSeconds(60));
+        return peer;
     }
 
     public static void main(String[] args) throws Exception {

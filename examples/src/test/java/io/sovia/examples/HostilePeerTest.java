@@ -43,16 +43,16 @@ class HostilePeerTest {
             echo(port, "before");
             int errors = 0;
             for (String mode : DAMAGED) {
-                peers.add(hostile(mode, socket, port, mode));
+                peers.add(HostilePeer.start(dir, "hostile-" + mode, socket, port, mode));
                 errors++;
                 int expected = errors;
                 awaitCount(server, ERROR, expected, Duration.ofSeconds(20));
                 echo(port, "after-" + mode);
             }
             for (String mode : REFUSED) {
-                peers.add(hostile(mode, socket, port, mode));
+                peers.add(HostilePeer.start(dir, "hostile-" + mode, socket, port, mode));
             }
-            ForkedJvm truncating = hostile("truncate", socket, port, "truncate");
+            ForkedJvm truncating = HostilePeer.start(dir, "hostile-truncate", socket, port, "truncate");
             peers.add(truncating);
             assertTrue(truncating.stdout().contains("TRUNCATE refused"), () -> "the seal let a peer shrink its segment\n"
                     + truncating.report());
@@ -83,13 +83,6 @@ class HostilePeerTest {
                 peer.close();
             }
         }
-    }
-
-    private ForkedJvm hostile(String name, Path socket, int port, String mode) throws Exception {
-        ForkedJvm peer = ForkedJvm.start(dir, "hostile-" + name, ForkedJvm.Options.plain(), HostilePeer.class,
-                socket.toString(), String.valueOf(port), mode);
-        peer.awaitLine("READY", Duration.ofSeconds(60));
-        return peer;
     }
 
     /** One connection from a client JVM under the agent, which must take shm. */

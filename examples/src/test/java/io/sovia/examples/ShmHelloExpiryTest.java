@@ -2,8 +2,6 @@ package io.sovia.examples;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -31,17 +29,12 @@ class ShmHelloExpiryTest {
             int port = server.awaitPort(Duration.ofSeconds(60));
             Path socket = ShmChecks.listenerSockets(port).get(0);
             echo(port, "warm-up");
-            long before = descriptors(server.pid());
-            try (ForkedJvm kept = hostile("kept", socket, "keep"); ForkedJvm closed = hostile("closed", socket, "close")) {
+            long before = server.descriptors();
+            try (ForkedJvm kept = HostilePeer.start(dir, "kept", socket, 0, "hellos-keep", String.valueOf(HELLOS));
+                 ForkedJvm closed = HostilePeer.start(dir, "closed", socket, 0, "hellos-close", String.valueOf(HELLOS))) {
                 // an accept collects every hello queued so far, and these never get claimed
                 echo(port, "after-hellos");
-                long start = System.nanoTime();
-                long last;
-                do {
-                    Thread.sleep(200);
-                    last = descriptors(server.pid());
-                } while (last > before + 5 && System.nanoTime() - start < Duration.ofSeconds(30).toNanos());
-                long after = last;
+                long after = server.awaitDescriptorsAtMost(before + 5, Duration.ofSeconds(30));
                 assertTrue(after <= before + 5, () -> "the listener holds " + after + " descriptors, " + before
                         + " before " + 2 * HELLOS + " hellos that never connected\n" + server.report());
             }
@@ -56,19 +49,6 @@ class ShmHelloExpiryTest {
             client.awaitResult(Duration.ofSeconds(60));
             client.awaitExit(Duration.ofSeconds(30));
             ShmChecks.assertAllOn("shm", client, 1);
-        }
-    }
-
-    private ForkedJvm hostile(String name, Path socket, String mode) throws Exception {
-        ForkedJvm peer = ForkedJvm.start(dir, name, ForkedJvm.Options.plain(), HostilePeer.class,
-                socket.toString(), "0", "hellos-" + mode, String.valueOf(HELLOS));
-        peer.awaitLine("READY", Duration.ofSeconds(60));
-        return peer;
-    }
-
-    private static long descriptors(long pid) throws IOException {
-        try (var fds = Files.list(Path.of("/proc/" + pid + "/fd"))) {
-            return fds.count();
         }
     }
 }

@@ -112,9 +112,7 @@ class ShmInteropTest {
             int port = server.awaitPort(STEP);
             List<Path> sockets = ShmChecks.listenerSockets(NOBODY_DIR, port);
             assertEquals(1, sockets.size(), "nobody's server offers shm");
-            try (ForkedJvm root = ForkedJvm.start(dir, "root-hello", ForkedJvm.Options.plain(), HostilePeer.class,
-                    sockets.get(0).toString(), "0", "hellos-keep", "1")) {
-                root.awaitLine("READY", STEP);
+            try (ForkedJvm root = HostilePeer.start(dir, "root-hello", sockets.get(0), 0, "hellos-keep", "1")) {
                 try (ForkedJvm client = start("client", ForkedJvm.Options.agent(dir.resolve("client.stats.json")),
                         clientArgs(port, "net"))) {
                     assertSameStreams(client, server);

@@ -5,19 +5,12 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
-import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Iterator;
+import java.util.concurrent.CountDownLatch;
 
 /**
- * The soak's server: a one-thread selector echo server that also tells what it holds. Plain JDK only.
+ * The soak's server: ManyEchoApp's selector echo server, which also tells what it holds. Plain JDK only.
  *
  * <pre>  java SoakServer</pre>
  * Prints {@code PORT n}; then, for each line {@code stats} on standard input, collects garbage (mappings and
@@ -29,81 +22,26 @@ public final class SoakServer {
     }
 
     public static void main(String[] args) throws Exception {
-        try (Selector selector = Selector.open(); ServerSocketChannel listener = ServerSocketChannel.open()) {
-            listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024);
-            listener.configureBlocking(false);
-            listener.register(selector, SelectionKey.OP_ACCEPT);
-            System.out.println("PORT " + ((InetSocketAddress) listener.getLocalAddress()).getPort());
+        try (ManyEchoApp.EchoServer server = new ManyEchoApp.EchoServer()) {
+            System.out.println("PORT " + server.port());
             System.out.flush();
+            CountDownLatch inputEnded = new CountDownLatch(1);
             Thread commands = new Thread(() -> {
                 try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in))) {
                     for (String line; (line = in.readLine()) != null; ) {
                         if (line.equals("stats")) {
-                            System.out.println(stats(selector.keys().size() - 1));
+                            System.out.println(stats(server.open()));
                             System.out.flush();
                         }
                     }
                 } catch (IOException ignored) {
                     // ended either way
                 }
-                selector.wakeup();
-                try {
-                    selector.close();
-                } catch (IOException ignored) {
-                    // closing
-                }
+                server.stop(inputEnded);
             }, "commands");
             commands.setDaemon(true);
             commands.start();
-            while (selector.isOpen()) {
-                try {
-                    selector.select(1000);
-                } catch (java.nio.channels.ClosedSelectorException closed) {
-                    break;
-                }
-                serve(selector, listener);
-            }
-        }
-    }
-
-    private static void serve(Selector selector, ServerSocketChannel listener) {
-        Iterator<SelectionKey> it;
-        try {
-            it = selector.selectedKeys().iterator();
-        } catch (java.nio.channels.ClosedSelectorException closed) {
-            return;
-        }
-        while (it.hasNext()) {
-            SelectionKey key = it.next();
-            it.remove();
-            try {
-                if (key.isAcceptable()) {
-                    SocketChannel c;
-                    while ((c = listener.accept()) != null) {
-                        c.configureBlocking(false);
-                        c.register(selector, SelectionKey.OP_READ, ByteBuffer.allocate(32 * 1024));
-                    }
-                    continue;
-                }
-                SocketChannel c = (SocketChannel) key.channel();
-                ByteBuffer b = (ByteBuffer) key.attachment();
-                try {
-                    if (key.isWritable()) {
-                        c.write(b);
-                    } else if (key.isReadable() && c.read(b) < 0) {
-                        c.close();
-                        continue;
-                    }
-                    b.flip();
-                    c.write(b);
-                    b.compact();
-                    key.interestOps(b.position() > 0 ? SelectionKey.OP_WRITE : SelectionKey.OP_READ);
-                } catch (IOException reset) {
-                    c.close();
-                }
-            } catch (IOException | java.nio.channels.CancelledKeyException e) {
-                key.cancel();
-            }
+            server.serveUntil(inputEnded);
         }
     }
 
