@@ -1,49 +1,72 @@
 package io.sovia.shm;
 
+import io.sovia.spi.config.SoviaLog;
 import io.sovia.spi.engine.DoorbellSleep;
+import io.sovia.spi.jdk.JdkNio;
 import io.sovia.spi.lifecycle.Lifecycle;
+import io.sovia.spi.link.RingLink;
+import io.sovia.spi.os.NativeAccess;
+import io.sovia.spi.os.NativeOs;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NoOpIdleStrategy;
-import io.sovia.spi.link.RingLink;
-import io.sovia.spi.jdk.JdkNio;
 
 import java.io.IOException;
-import java.nio.channels.ClosedChannelException;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
-import java.util.Iterator;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The per-JVM doorbell agent, under the {@code Lifecycle}: one JDK selector over the UNIX socket of every shared-memory
- * connection. A byte on it means "the peer published frames while you slept": the link's session wakes
- * its sleepers. End of stream or an error means the peer process is gone: the link is marked dead at
- * once, which the survivor's next call reports as "Connection reset".
+ * The per-JVM doorbell agent, under the {@code Lifecycle}: one epoll set over the UNIX socket of every shared-memory
+ * connection, driven through the native calls rather than a JDK selector, because any thread may change what it
+ * watches with one {@code epoll_ctl}, taking effect at once, where a JDK selector must be woken for every change.
+ *
+ * <p>It always watches for the peer's end (its process died or it closed the connection): the link is then marked
+ * dead at once, which the survivor's next call reports as "Connection reset". It reads rings only while the link
+ * has a sleeper that cannot watch the socket itself ({@link RingLink#hasBlindSleepers()}: a parked virtual thread,
+ * the service thread's credit waker); selectors and sleeping platform threads watch it in their own epoll, so a
+ * ring wakes one thread, not also this one (which on two cores cost a second wake-up per ring, ~60 us). A nudge
+ * (a writer blocked for credit makes the reader's side poll) whose doorbell byte nobody reads is answered within
+ * a second, when this agent looks for the requests the rings carry.
  */
 final class ShmDoorbells implements Agent {
-    /** The agent sleeps in its selector, never in its idle strategy. */
+    /** The agent sleeps in epoll, never in its idle strategy. */
     private static final IdleStrategy NO_IDLE = new NoOpIdleStrategy();
-
     /** How often the listeners' hellos are swept (ShmListener.sweepAll). */
-    private static final long SWEEP_MILLIS = 1000;
+    private static final int SWEEP_MILLIS = 1000;
+    /** The epoll data of the eventfd that wakes the agent to stop; connections count from 1. */
+    private static final long WAKE = 0;
+    private static final int PEER_GONE = NativeOs.EPOLLRDHUP | NativeOs.EPOLLHUP | NativeOs.EPOLLERR;
+    private static final int BATCH = 64;
 
     private static volatile ShmDoorbells instance;
 
-    private final Selector selector;
-    private final Queue<Watch> added = new ConcurrentLinkedQueue<>();
-    /** When the next sweep is due ({@link System#nanoTime()}); the agent's thread only. */
+    private final NativeOs os;
+    /**
+     * Never closed: any thread may still call epoll_ctl on it until the JVM is gone, and a closed number could by
+     * then name another file. One per JVM.
+     */
+    private final int epoll;
+    private final int wakeFd;
+    private final Map<Long, Watched> watched = new ConcurrentHashMap<>();
+    private final AtomicLong ids = new AtomicLong(WAKE);
+    /** The agent's thread only. */
+    private final long[] readyData = new long[BATCH];
+    private final int[] readyEvents = new int[BATCH];
     private long nextSweep = System.nanoTime();
 
-    /** A watched connection: its link, and what else to do when its peer dies. */
-    private record Watch(SocketChannel channel, RingLink link, Runnable onDeath) {
-    }
-
     private ShmDoorbells() throws IOException {
-        this.selector = JdkNio.provider().openSelector();
-        Lifecycle.start(this, NO_IDLE);
+        this.os = NativeAccess.os();
+        this.epoll = os.epollCreate();
+        try {
+            this.wakeFd = os.eventfdCreate();
+            os.epollControl(epoll, NativeOs.EPOLL_CTL_ADD, wakeFd, NativeOs.EPOLLIN, WAKE);
+        } catch (IOException e) {
+            os.closeFd(epoll);
+            throw e;
+        }
+        Lifecycle.start(this, NO_IDLE, () -> os.eventfdSignal(wakeFd));
     }
 
     static ShmDoorbells get() throws IOException {
@@ -60,21 +83,22 @@ final class ShmDoorbells implements Agent {
         return d;
     }
 
-    /** Watches {@code channel} (made non-blocking here) for {@code link}; runs {@code onDeath} if the peer dies. */
-    void watch(SocketChannel channel, RingLink link, Runnable onDeath) throws IOException {
+    /**
+     * Watches {@code channel} (made non-blocking here) for {@code link} over {@code segment}; runs {@code onDeath}
+     * if the peer dies. Closing the result, once the link is closed, stops watching, closes the channel and
+     * releases the segment.
+     */
+    Watched watch(SocketChannel channel, RingLink link, ShmSegment segment, Runnable onDeath) throws IOException {
         channel.configureBlocking(false);
-        added.add(new Watch(channel, link, onDeath));
-        selector.wakeup();
-    }
-
-    /** Closes a watched channel; the selector is woken so the descriptor is released now. */
-    void close(SocketChannel channel) {
+        Watched w = new Watched(ids.incrementAndGet(), channel, link, segment, onDeath);
+        watched.put(w.id, w);
         try {
-            channel.close();
-        } catch (IOException ignored) {
-            // closing is all that was wanted
+            w.start();
+        } catch (IOException e) {
+            watched.remove(w.id);
+            throw e;
         }
-        selector.wakeup();
+        return w;
     }
 
     @Override
@@ -83,53 +107,110 @@ final class ShmDoorbells implements Agent {
     }
 
     /**
-     * Sleeps in epoll until a doorbell rings, a peer dies or a new connection is to be watched, or the next sweep
-     * of the listeners' hellos is due.
+     * Sleeps in epoll until a watched socket needs an answer, the agent must stop, or a sweep (hellos, selectors of
+     * ended threads, nudges nobody read) is due.
      */
     @Override
     public int doWork() throws IOException {
-        int work = selector.select(SWEEP_MILLIS);
+        int n = os.epollWait(epoll, readyData, readyEvents, SWEEP_MILLIS);
         long now = System.nanoTime();
         if (now - nextSweep >= 0) {
-            nextSweep = now + SWEEP_MILLIS * 1_000_000;
+            nextSweep = now + SWEEP_MILLIS * 1_000_000L;
             ShmListener.sweepAll();
             DoorbellSleep.releaseEnded();
+            watched.values().forEach(w -> w.link.pollIfWanted());
         }
-        Watch w;
-        while ((w = added.poll()) != null) {
-            try {
-                w.channel().register(selector, SelectionKey.OP_READ, w);
-            } catch (ClosedChannelException closed) {
-                // the connection ended before it was watched: nothing to watch
+        for (int i = 0; i < n; i++) {
+            if (readyData[i] == WAKE) {
+                os.eventfdClear(wakeFd);
+                continue;
+            }
+            Watched w = watched.get(readyData[i]);
+            if (w != null) {
+                w.answer(readyEvents[i]);
             }
         }
-        for (Iterator<SelectionKey> it = selector.selectedKeys().iterator(); it.hasNext(); ) {
-            SelectionKey key = it.next();
-            it.remove();
-            answer(key);
-        }
-        return work;
+        return n;
     }
 
-    @Override
-    public void onClose() {
-        try {
-            selector.close();
-        } catch (IOException ignored) {
-            // the process is ending; the descriptors go with it
-        }
-    }
+    /** One watched connection; its epoll registration changes under its own monitor. */
+    final class Watched implements AutoCloseable {
+        private final long id;
+        private final SocketChannel channel;
+        private final RingLink link;
+        private final ShmSegment segment;
+        private final Runnable onDeath;
+        /** Under this. */
+        private int fd;
+        private int events;
+        private boolean stopped;
+        /** Set by the agent's thread when it saw the peer go. */
+        private volatile boolean peerGone;
 
-    private void answer(SelectionKey key) {
-        Watch watch = (Watch) key.attachment();
-        RingLink link = watch.link();
-        if (link.drainDoorbell()) {
-            link.wake();
-        } else {
-            key.cancel();
+        private Watched(long id, SocketChannel channel, RingLink link, ShmSegment segment, Runnable onDeath) {
+            this.id = id;
+            this.channel = channel;
+            this.link = link;
+            this.segment = segment;
+            this.onDeath = onDeath;
+        }
+
+        private synchronized void start() throws IOException {
+            fd = JdkNio.fd(channel);
+            events = wanted();
+            os.epollControl(epoll, NativeOs.EPOLL_CTL_ADD, fd, events, id);
+            link.onBlindSleepersChanged(this::update);
+            update();
+        }
+
+        private int wanted() {
+            return link.hasBlindSleepers() ? NativeOs.EPOLLIN | NativeOs.EPOLLRDHUP : NativeOs.EPOLLRDHUP;
+        }
+
+        /** Reads rings exactly while the link has sleepers that cannot. */
+        private synchronized void update() {
+            int want = wanted();
+            if (stopped || want == events) {
+                return;
+            }
+            try {
+                os.epollControl(epoll, NativeOs.EPOLL_CTL_MOD, fd, want, id);
+                events = want;
+            } catch (IOException e) {
+                SoviaLog.warnCounted("shm-doorbell-watch", "cannot change what the doorbell thread watches", e);
+            }
+        }
+
+        private void answer(int ready) {
+            if ((ready & PEER_GONE) == 0 && link.drainDoorbell()) {
+                link.wake();
+                return;
+            }
+            peerGone = true;
+            stop();
             // clean up first: the woken survivor may exit at once
-            watch.onDeath().run();
+            onDeath.run();
             link.peerDied();
+        }
+
+        /** Unregisters before the descriptor can close, so its number never names another file here. */
+        private synchronized void stop() {
+            if (!stopped) {
+                stopped = true;
+                watched.remove(id);
+                try {
+                    os.epollControl(epoll, NativeOs.EPOLL_CTL_DEL, fd, 0, id);
+                } catch (IOException ignored) {
+                    // its socket is closing anyway, which also removes it
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            stop();
+            ShmTransport.closeQuietly(channel);
+            segment.release(peerGone);
         }
     }
 }

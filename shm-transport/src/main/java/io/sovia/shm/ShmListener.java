@@ -123,9 +123,7 @@ final class ShmListener implements Transport.TransportListener {
         try {
             ShmSegment segment = ShmSegment.open(p.segment());
             RingLink link = ShmTransport.link(segment.clientToServer(), segment.serverToClient(), p.unix());
-            ShmDoorbells doorbells = ShmDoorbells.get();
-            doorbells.watch(p.unix(), link, () -> { });
-            return new Transport.Claimed(link, () -> doorbells.close(p.unix()));
+            return new Transport.Claimed(link, ShmDoorbells.get().watch(p.unix(), link, segment, () -> { }));
         } catch (IOException | RuntimeException e) {
             // the client already moved to the segment: closing its socket resets it instead of leaving it hanging
             SoviaStats.refused("shm segment");

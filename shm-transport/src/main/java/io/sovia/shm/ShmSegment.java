@@ -4,7 +4,12 @@ import io.sovia.spi.link.FrameRing;
 import io.sovia.spi.os.NativeAccess;
 import io.sovia.spi.os.NativeOs;
 
+import io.sovia.spi.config.SoviaLog;
+import io.sovia.spi.jdk.JdkNio;
+
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
@@ -19,15 +24,25 @@ import java.nio.file.StandardOpenOption;
  * thread happens to be; a sealed file cannot be truncated by anyone, so the server checks the seal before it
  * maps. The memory has no name: it lives exactly as long as the mappings and the descriptors in flight, and
  * nothing is left anywhere after a crash.
+ *
+ * <p>Pages are allocated when first touched, and a connection of small messages touches only the first pages of
+ * each ring ({@code FrameRing} starts again at the front when its ring is empty), so an idle or request/response
+ * connection holds a few pages, a stream the whole rings. A memory file has no size limit of its own: running out
+ * of memory is the cgroup's, as for the heap. When both ends are done ({@link #release}), the second frees the
+ * memory at once; the mappings themselves go when collected, holding only address space by then.
  */
 final class ShmSegment implements AutoCloseable {
     private static final int SEALS = NativeOs.F_SEAL_SHRINK | NativeOs.F_SEAL_GROW | NativeOs.F_SEAL_SEAL;
+    private static final VarHandle INTS =
+            MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
     private final NativeOs os;
     private final MappedByteBuffer buffer;
     private final int capacity;
     /** The creator's descriptor until {@link #close()}: -1 after, and always on the server. Owned by the holder. */
     private int fd;
+    /** Whether this end released the segment; under this. */
+    private boolean released;
 
     private ShmSegment(NativeOs os, MappedByteBuffer buffer, int capacity, int fd) {
         this.os = os;
@@ -36,16 +51,13 @@ final class ShmSegment implements AutoCloseable {
         this.fd = fd;
     }
 
-    /**
-     * Creates, seals and maps a segment. Every page is allocated first, so a lack of memory fails here with an
-     * IOException instead of a fault when the rings are first touched.
-     */
+    /** Creates, sizes, seals and maps a segment; its pages are allocated as they are touched. */
     static ShmSegment create(int capacity) throws IOException {
         NativeOs os = NativeAccess.os();
         int length = ShmSegmentDescriptor.totalLength(capacity);
         int fd = os.memfdCreate("sovia-segment");
         try (FileChannel ch = channel(fd)) {
-            os.allocate(fd, length);
+            os.setLength(fd, length);
             os.addSeals(fd, SEALS);
             MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_WRITE, 0, length);
             map.order(ByteOrder.LITTLE_ENDIAN);
@@ -114,6 +126,27 @@ final class ShmSegment implements AutoCloseable {
 
     private FrameRing ring(int offset) {
         return new FrameRing(buffer.slice(offset, ShmSegmentDescriptor.ringLength(capacity)), capacity);
+    }
+
+    /**
+     * This end is done with the segment: nothing here touches its rings again. The second end to say so, or the
+     * survivor of a peer that died ({@code peerGone}), frees its memory now; a peer that never says so (an older
+     * agent) leaves it to the collection of the mappings.
+     */
+    synchronized void release(boolean peerGone) {
+        if (released) {
+            return;
+        }
+        released = true;
+        close();
+        boolean last = (int) INTS.getAndAdd(buffer, ShmSegmentDescriptor.CLOSERS_OFFSET, 1) == 1;
+        if (last || peerGone) {
+            try {
+                os.discard(JdkNio.address(buffer), buffer.capacity());
+            } catch (IOException e) {
+                SoviaLog.warnCounted("shm-discard", "cannot free a closed connection's shared memory early", e);
+            }
+        }
     }
 
     /** Closes the creator's descriptor (the mapping stays until collected): once handed over, or not needed. */

@@ -7,16 +7,17 @@ import io.sovia.spi.link.FrameRingDescriptor;
  * by {@link FrameRingDescriptor}).
  *
  * <pre>
- *   0        8        12       16                       64
- *   +--------+--------+--------+------------------------+
- *   | magic  |version |capacity|        reserved        |  header, 64 bytes
+ *   0        8        12       16       20              64
+ *   +--------+--------+--------+--------+---------------+
+ *   | magic  |version |capacity|closers | reserved      |  header, 64 bytes
  *   +--------+--------+--------+------------------------+  64
  *   | ring client -> server  (FrameRingDescriptor)      |
  *   +---------------------------------------------------+  64 + ring length
  *   | ring server -> client  (FrameRingDescriptor)      |
  *   +---------------------------------------------------+  64 + 2 * ring length
  * </pre>
- * magic: the ASCII bytes "SOVIASHM" as a little-endian long; capacity: record bytes of each ring.
+ * magic: the ASCII bytes "SOVIASHM" as a little-endian long; capacity: record bytes of each ring; closers: ends
+ * that are done with the segment (0, 1, 2), added atomically, so the second one frees its memory.
  */
 final class ShmSegmentDescriptor {
     static final long MAGIC = 0x4d48534149564f53L;
@@ -24,6 +25,7 @@ final class ShmSegmentDescriptor {
     static final int MAGIC_OFFSET = 0;
     static final int VERSION_OFFSET = 8;
     static final int CAPACITY_OFFSET = 12;
+    static final int CLOSERS_OFFSET = 16;
     static final int HEADER_LENGTH = 64;
 
     private ShmSegmentDescriptor() {

@@ -90,14 +90,17 @@ public final class ShmTransport implements Transport {
                 // a full queue or a passing error: the listener may well be alive, so leave its socket
                 throw new Declined("the listener's socket is busy: " + busy.getMessage());
             }
-            // once sent, the descriptor travels with the hello: this one is not needed either way
-            try (ShmSegment segment = spares.take(
-                    FrameRingDescriptor.configuredCapacity(SoviaConfig.SHM_RING, SoviaConfig.shmRingCapacity()))) {
+            ShmSegment segment = spares.take(
+                    FrameRingDescriptor.configuredCapacity(SoviaConfig.SHM_RING, SoviaConfig.shmRingCapacity()));
+            try {
                 if (!new ShmHello(local).writeTo(unix, segment)) {
                     throw new Declined("the listener's socket would not take the hello");
                 }
-                return new ShmOffer(unix, link(segment.serverToClient(), segment.clientToServer(), unix), socket);
+            } finally {
+                // once sent, the descriptor travels with the hello: this one is not needed either way
+                segment.close();
             }
+            return new ShmOffer(unix, segment, link(segment.serverToClient(), segment.clientToServer(), unix), socket);
         } catch (IOException | RuntimeException e) {
             closeQuietly(unix);
             throw e;
@@ -144,11 +147,13 @@ public final class ShmTransport implements Transport {
     /** A connect between its hello and the end of its TCP setup. */
     private static final class ShmOffer implements Offer {
         private final SocketChannel unix;
+        private final ShmSegment segment;
         private final RingLink link;
         private final java.nio.file.Path listenerSocket;
 
-        ShmOffer(SocketChannel unix, RingLink link, java.nio.file.Path listenerSocket) {
+        ShmOffer(SocketChannel unix, ShmSegment segment, RingLink link, java.nio.file.Path listenerSocket) {
             this.unix = unix;
+            this.segment = segment;
             this.link = link;
             this.listenerSocket = listenerSocket;
         }
@@ -160,20 +165,19 @@ public final class ShmTransport implements Transport {
 
         @Override
         public AutoCloseable established() throws IOException {
-            ShmDoorbells doorbells = ShmDoorbells.get();
             // a killed server cannot remove its listener's socket; the client that saw it die does
-            doorbells.watch(unix, link, () -> {
+            return ShmDoorbells.get().watch(unix, link, segment, () -> {
                 if (!ShmDirectory.accepting(listenerSocket)) {
                     deleteQuietly(listenerSocket);
                 }
             });
-            return () -> doorbells.close(unix);
         }
 
         @Override
         public void cancel() {
             link.close();
             closeQuietly(unix);
+            segment.release(false);
         }
     }
 }

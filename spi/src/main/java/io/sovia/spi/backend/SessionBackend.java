@@ -7,6 +7,7 @@ import io.sovia.spi.engine.SpinThenSleep;
 import io.sovia.spi.engine.VirtualThreads;
 import io.sovia.spi.transport.PathKind;
 
+import java.nio.channels.Selector;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
@@ -115,11 +116,11 @@ public final class SessionBackend implements SocketBackend {
     }
 
     @Override
-    public void armSelector(Runnable wake, boolean arm) {
+    public void armSelector(Selector sleeper, boolean arm) {
         if (arm) {
-            session.waiters().add(wake);
+            session.waiters().add(sleeper);
         } else {
-            session.waiters().remove(wake);
+            session.waiters().remove(sleeper);
         }
     }
 

@@ -2,6 +2,7 @@ package io.sovia.spi.backend;
 
 import io.sovia.spi.transport.PathKind;
 
+import java.nio.channels.Selector;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.net.SocketOption;
@@ -38,10 +39,10 @@ public interface SocketBackend {
     }
 
     /**
-     * For a backend without a poll channel: registers ({@code true}) or removes a selector's wake action, run
-     * when readiness may have changed.
+     * For a backend without a poll channel: registers ({@code true}) or removes a selector to wake when
+     * readiness may have changed (see {@code Pollable.armSelector}).
      */
-    default void armSelector(Runnable wake, boolean arm) {
+    default void armSelector(Selector sleeper, boolean arm) {
     }
 
     /** See {@code Pollable.doorbell}: the channel a selector may sleep on for this backend, or null. */

@@ -87,6 +87,14 @@ public interface Link {
     }
 
     /**
+     * Whether a sleeper that does not watch {@link #doorbell()} itself is registered (a parked thread, a callback):
+     * the transport's doorbell thread then has to take the rings for it, and otherwise need not wake for them.
+     * Called with the session's waiters locked.
+     */
+    default void blindSleepers(boolean any) {
+    }
+
+    /**
      * Takes what was rung on {@link #doorbell()} and wakes this end's sleepers, as the ring would.
      * Returns false when the doorbell reached its end: the peer is gone ({@link #isPeerAlive()} false
      * from now on), and the caller stops watching it.

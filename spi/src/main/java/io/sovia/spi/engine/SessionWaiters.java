@@ -10,7 +10,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * Who sleeps on one session: parked threads, sleeping selectors, and the service thread's waker when
  * the session holds data waiting for credit. The link's doorbell runs
  * {@link #wakeAll()}; the link is armed exactly while someone is registered here, so a peer pays for a
- * wake-up only when someone sleeps (SCILAN's interrupt flag).
+ * wake-up only when someone sleeps (SCILAN's interrupt flag). A selector sleeps on the link's doorbell
+ * channel itself; threads and wakers do not, and while one of them is registered the link is told
+ * ({@link Link#blindSleepers}), so that only then its transport's doorbell thread wakes for the rings too.
  */
 public final class SessionWaiters {
     private final Link link;
@@ -24,18 +26,26 @@ public final class SessionWaiters {
      * Wake-ups are rare, so a copied array is fine.
      */
     private volatile Object[] sleepers = new Object[0];
+    /** Registered sleepers that are not selectors; under {@link #lock}. */
+    private int blind;
 
     SessionWaiters(Link link) {
         this.link = link;
     }
 
-    /** Registers {@code sleeper} (a Thread, Selector or Runnable) and arms the link. Re-check for work afterwards. */
+    /**
+     * Registers {@code sleeper} (a Thread, a Selector that sleeps on the link's {@link Link#doorbell()}, or a Runnable)
+     * and arms the link. Re-check for work afterwards.
+     */
     public void add(Object sleeper) {
         lock.lock();
         try {
             Object[] more = Arrays.copyOf(sleepers, sleepers.length + 1);
             more[more.length - 1] = sleeper;
             sleepers = more;
+            if (!(sleeper instanceof Selector) && blind++ == 0) {
+                link.blindSleepers(true);
+            }
             link.arm(true);
         } finally {
             lock.unlock();
@@ -53,6 +63,9 @@ public final class SessionWaiters {
                     System.arraycopy(now, 0, rest, 0, i);
                     System.arraycopy(now, i + 1, rest, i, rest.length - i);
                     sleepers = rest;
+                    if (!(sleeper instanceof Selector) && --blind == 0) {
+                        link.blindSleepers(false);
+                    }
                     break;
                 }
             }

@@ -16,6 +16,11 @@ public final class JdkNio {
         return sun.nio.ch.DefaultSelectorProvider.get();
     }
 
+    /** The address of a direct buffer's memory, for the native calls. */
+    public static long address(java.nio.ByteBuffer direct) {
+        return ((sun.nio.ch.DirectBuffer) direct).address();
+    }
+
     /** The descriptor of a channel {@link #provider()} made, for the native calls the JDK lacks. */
     public static int fd(java.nio.channels.SelectableChannel channel) {
         return ((sun.nio.ch.SelChImpl) channel).getFDVal();

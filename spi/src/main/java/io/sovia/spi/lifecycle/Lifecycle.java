@@ -32,10 +32,14 @@ public final class Lifecycle {
     /** Exit steps by stage, in the order they were added; guarded by the class. */
     private static final Map<ExitStage, List<Runnable>> STEPS = new EnumMap<>(ExitStage.class);
     /** Running agents, last started first; guarded by the class. */
-    private static final Deque<AgentRunner> RUNNERS = new ArrayDeque<>();
+    private static final Deque<Running> RUNNERS = new ArrayDeque<>();
     /** Guarded by the class. */
     private static boolean hooked;
     private static boolean exited;
+
+    /** An agent's runner, and what wakes it from a sleep an interrupt does not end. */
+    private record Running(AgentRunner runner, Runnable wake) {
+    }
 
     private Lifecycle() {
     }
@@ -52,7 +56,15 @@ public final class Lifecycle {
      *
      * @return the agent's thread, for whoever wakes it
      */
-    public static synchronized Thread start(Agent agent, IdleStrategy idle) {
+    public static Thread start(Agent agent, IdleStrategy idle) {
+        return start(agent, idle, () -> { });
+    }
+
+    /**
+     * As {@link #start(Agent, IdleStrategy)}, for an agent that sleeps where an interrupt does not reach (a native
+     * call): {@code wake} ends that sleep when the agent is to stop.
+     */
+    public static synchronized Thread start(Agent agent, IdleStrategy idle, Runnable wake) {
         hook();
         AgentRunner runner = new AgentRunner(idle, Lifecycle::agentError, null, new GuardedAgent(agent));
         Thread thread = AgentRunner.startOnThread(runner, r -> {
@@ -60,7 +72,7 @@ public final class Lifecycle {
             t.setDaemon(true);
             return t;
         });
-        RUNNERS.push(runner);
+        RUNNERS.push(new Running(runner, wake));
         return thread;
     }
 
@@ -102,10 +114,12 @@ public final class Lifecycle {
     }
 
     private static void stopAgents() {
-        AgentRunner runner;
-        while ((runner = nextToStop()) != null) {
+        Running running;
+        while ((running = nextToStop()) != null) {
             int[] waits = {0};
-            runner.close(AGENT_STOP_WAIT_MILLIS, stuck -> {
+            Runnable wake = running.wake();
+            running.runner().close(AGENT_STOP_WAIT_MILLIS, stuck -> {
+                wake.run();
                 if (++waits[0] == AGENT_STOP_REPORT) {
                     SoviaLog.warn("thread " + stuck.getName() + " is slow to stop at exit", null);
                 }
@@ -113,7 +127,7 @@ public final class Lifecycle {
         }
     }
 
-    private static synchronized AgentRunner nextToStop() {
+    private static synchronized Running nextToStop() {
         return RUNNERS.poll();
     }
 }

@@ -10,6 +10,7 @@ import java.nio.ByteOrder;
 import static io.sovia.spi.link.FrameRingDescriptor.ARMED;
 import static io.sovia.spi.link.FrameRingDescriptor.CONSUMER_CLOSED;
 import static io.sovia.spi.link.FrameRingDescriptor.HEAD;
+import static io.sovia.spi.link.FrameRingDescriptor.POLL_WANTED;
 import static io.sovia.spi.link.FrameRingDescriptor.PRODUCER_CLOSED;
 import static io.sovia.spi.link.FrameRingDescriptor.RECORD_HEADER;
 import static io.sovia.spi.link.FrameRingDescriptor.TAIL;
@@ -21,6 +22,13 @@ import static io.sovia.spi.link.FrameRingDescriptor.TAIL;
  * frees space with a release store of the head.
  */
 public final class FrameRing {
+    /**
+     * Past this index, a claim that finds the ring empty pads to the end and starts again at index 0, so a
+     * connection of small messages keeps using its first pages: the rest of a shared ring is never touched, and
+     * so never allocated, and what is touched stays in cache. Only streams fill a ring.
+     */
+    static final int REWIND_INDEX = 4096;
+
     private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle INTS = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
@@ -83,6 +91,12 @@ public final class FrameRing {
         int index = (int) tail & mask;
         int toEnd = capacity - index;
         int padding = toEnd < recordLength ? toEnd : 0;
+        if (padding == 0 && index >= REWIND_INDEX && toEnd + recordLength <= capacity) {
+            headCache = (long) LONGS.getAcquire(buffer, capacity + HEAD);
+            if (headCache == tail) {
+                padding = toEnd;
+            }
+        }
         if (capacity - (tail - headCache) < padding + recordLength) {
             headCache = (long) LONGS.getAcquire(buffer, capacity + HEAD);
             if (capacity - (tail - headCache) < padding + recordLength) {
@@ -176,6 +190,17 @@ public final class FrameRing {
     public boolean consumerArmed() {
         VarHandle.fullFence();
         return (int) INTS.getVolatile(buffer, capacity + ARMED) != 0;
+    }
+
+    /** Producer: asks the consumer's side to poll although nobody there calls (a nudge). */
+    public void wantPoll() {
+        INTS.setVolatile(buffer, capacity + POLL_WANTED, 1);
+    }
+
+    /** Consumer: whether the producer asked for a poll since the last call; clears the request. */
+    public boolean takePollWanted() {
+        return (int) INTS.getVolatile(buffer, capacity + POLL_WANTED) != 0
+                && (int) INTS.getAndSet(buffer, capacity + POLL_WANTED, 0) != 0;
     }
 
     public void producerClosed() {

@@ -15,11 +15,13 @@ package io.sovia.spi.link;
  *   +---------------------------------------------------+  capacity + 128
  *   | consumer armed: int, 1 = wake me on publish        |  own cache line
  *   +---------------------------------------------------+  capacity + 192
- *   | producer closed: int | consumer closed: int       |
+ *   | producer closed: int | consumer closed: int |     |
+ *   | poll wanted: int, 1 = producer nudged the consumer  |  capacity + 200
  *   +---------------------------------------------------+  capacity + 256 = total length
  * </pre>
  * Positions only grow; index = position &amp; (capacity - 1). A record never wraps: when it would not fit
- * before the end, the producer writes a padding record there and starts at index 0.
+ * before the end, the producer writes a padding record there and starts at index 0. It may also do so when the
+ * ring is empty, to keep using the first pages.
  */
 public final class FrameRingDescriptor {
     /** Record header: the frame length. */
@@ -32,6 +34,7 @@ public final class FrameRingDescriptor {
     public static final int ARMED = 128;
     public static final int PRODUCER_CLOSED = 192;
     public static final int CONSUMER_CLOSED = 196;
+    public static final int POLL_WANTED = 200;
     /** Bytes after the record area. */
     public static final int TRAILER_LENGTH = 256;
 

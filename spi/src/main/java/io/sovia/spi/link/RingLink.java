@@ -31,6 +31,10 @@ public final class RingLink implements Link {
     /** Set once by the session before the link is shared. */
     private volatile Runnable wake = () -> { };
     private volatile Runnable nudged = () -> { };
+    /** See {@link #blindSleepers(boolean)}; written under the session's waiters lock. */
+    private volatile boolean blindSleepers;
+    /** Told when {@link #blindSleepers} changes: whoever watches the doorbell for this link. */
+    private volatile Runnable blindSleepersChanged = () -> { };
     private volatile boolean closed;
     /** Set by whoever watches the peer's process (shm: the UNIX socket's end of stream). */
     private volatile boolean peerDead;
@@ -122,12 +126,35 @@ public final class RingLink implements Link {
     }
 
     @Override
+    public void blindSleepers(boolean any) {
+        if (blindSleepers != any) {
+            blindSleepers = any;
+            blindSleepersChanged.run();
+        }
+    }
+
+    /** Whether someone sleeps on this end who cannot watch {@link #doorbell()} itself. */
+    public boolean hasBlindSleepers() {
+        return blindSleepers;
+    }
+
+    /** Sets what runs when {@link #hasBlindSleepers()} changes; set once, by whoever watches the doorbell. */
+    public void onBlindSleepersChanged(Runnable changed) {
+        this.blindSleepersChanged = changed;
+    }
+
+    @Override
     public void onWake(Runnable wake) {
         this.wake = wake;
     }
 
+    /**
+     * The request is also left in the ring, for a peer JVM where nobody reads the doorbell now: its doorbell
+     * thread looks for requests now and then ({@link #pollIfWanted()}).
+     */
     @Override
     public void nudge() {
+        out.wantPoll();
         nudger.run();
     }
 
@@ -138,8 +165,17 @@ public final class RingLink implements Link {
 
     /** What the peer's nudger calls: this end's session gets polled, and sleepers woken. */
     public void nudged() {
+        in.takePollWanted();
         nudged.run();
         wake();
+    }
+
+    /** Answers a {@linkplain #nudge() nudge} whose doorbell byte nobody read; cheap when there is none. */
+    public void pollIfWanted() {
+        if (in.takePollWanted()) {
+            nudged.run();
+            wake();
+        }
     }
 
     @Override
@@ -170,6 +206,7 @@ public final class RingLink implements Link {
             return false;
         } finally {
             if (nudge) {
+                in.takePollWanted();
                 nudged.run();
             }
         }

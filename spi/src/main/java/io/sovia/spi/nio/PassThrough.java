@@ -1,5 +1,6 @@
 package io.sovia.spi.nio;
 
+import java.nio.channels.Selector;
 import java.nio.channels.SelectableChannel;
 
 /**
@@ -30,7 +31,7 @@ final class PassThrough implements Pollable {
     }
 
     @Override
-    public void armSelector(Runnable wake, boolean arm) {
+    public void armSelector(Selector sleeper, boolean arm) {
         // readiness comes from the kernel
     }
 }

@@ -1,5 +1,6 @@
 package io.sovia.spi.nio;
 
+import java.nio.channels.Selector;
 import java.nio.channels.SelectableChannel;
 
 /**
@@ -17,11 +18,11 @@ interface Pollable {
     int readyOps(int interestOps);
 
     /**
-     * When {@link #pollChannel()} is null: registers or removes a selector's wake action, run on readiness
-     * changes. Not {@link java.nio.channels.Selector#wakeup()}: a readiness change is no app wakeup, and must not
-     * end a select when the key is not ready for its interest.
+     * When {@link #pollChannel()} is null: registers or removes a selector to wake on readiness changes: the
+     * Sovia selector's inner one, never the Sovia selector, since a readiness change is no app wakeup and must not
+     * end a select when the key is not ready for its interest. It also sleeps on {@link #doorbell()}.
      */
-    void armSelector(Runnable wake, boolean arm);
+    void armSelector(Selector sleeper, boolean arm);
 
     /**
      * When {@link #pollChannel()} is null: a kernel channel, readable when the peer rings, for the

@@ -55,12 +55,6 @@ final class SoviaSelector extends AbstractSelector {
     private final long spinNanos = SoviaConfig.spinNanos();
     private final boolean yieldToBusyCores = SoviaConfig.spinYieldsToBusyCores();
     /**
-     * What an armed user-level connection runs when its readiness may have changed: wakes the inner selector
-     * only, so the round ends and scans, and the selection goes on unless a key turned ready.
-     */
-    private final Runnable linkWake;
-
-    /**
      * Set by {@link #wakeup()} before it wakes the inner selector, cleared when a selection ends. Needed
      * because the selectNow calls a selection makes on the inner selector (flushing an update, spinning)
      * swallow the inner part of a wakeup.
@@ -75,7 +69,6 @@ final class SoviaSelector extends AbstractSelector {
         super(provider);
         this.jdkProvider = jdkProvider;
         this.inner = jdkProvider.openSelector();
-        this.linkWake = inner::wakeup;
     }
 
     @Override
@@ -205,7 +198,7 @@ final class SoviaSelector extends AbstractSelector {
      * One round. With user-level keys: scan them; if none is ready (selected already or not, see
      * {@link ReadyKeys}), spin (scanning, and polling the kernel too) for the spin budget; then arm their
      * doorbells, scan once more, and sleep in the inner selector, where their doorbell channels wake it
-     * directly (a link without one wakes it through {@link #linkWake}). Returns whether the selection is over:
+     * directly (a link without one wakes the inner selector, armed with it). Returns whether the selection is over:
      * a key is ready, it polled, a wakeup or an interrupt came; a timeout is for the caller to see.
      */
     private boolean selectRound(long timeout) throws IOException {
@@ -294,7 +287,7 @@ final class SoviaSelector extends AbstractSelector {
 
     private void armUserKeys(boolean arm) {
         for (SoviaSelectionKey key : userKeys) {
-            key.pollable().armSelector(linkWake, arm);
+            key.pollable().armSelector(inner, arm);
         }
     }
 
@@ -304,7 +297,7 @@ final class SoviaSelector extends AbstractSelector {
             // awake already: disarmed first, so the ring's wake-up does not wake this selector again;
             // the key itself is scanned once the selection is over
             Pollable pollable = doorbell.key().pollable();
-            pollable.armSelector(linkWake, false);
+            pollable.armSelector(inner, false);
             if (!pollable.doorbellRung()) {
                 innerKey.cancel();
             }

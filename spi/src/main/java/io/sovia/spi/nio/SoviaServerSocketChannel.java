@@ -6,6 +6,7 @@ import io.sovia.spi.backend.SessionBackend;
 import io.sovia.spi.route.Listeners;
 import io.sovia.spi.stats.SoviaStats;
 
+import java.nio.channels.Selector;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -195,7 +196,7 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
     }
 
     @Override
-    public void armSelector(Runnable wake, boolean arm) {
+    public void armSelector(Selector sleeper, boolean arm) {
         // readiness comes from the kernel
     }
 

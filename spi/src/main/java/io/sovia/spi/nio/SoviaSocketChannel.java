@@ -7,6 +7,7 @@ import io.sovia.spi.route.Upgrade;
 import io.sovia.spi.stats.SoviaStats;
 import io.sovia.spi.transport.PathKind;
 
+import java.nio.channels.Selector;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -464,8 +465,8 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
     }
 
     @Override
-    public void armSelector(Runnable wake, boolean arm) {
-        backend.armSelector(wake, arm);
+    public void armSelector(Selector sleeper, boolean arm) {
+        backend.armSelector(sleeper, arm);
     }
 
     @Override

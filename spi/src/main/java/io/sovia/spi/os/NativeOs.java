@@ -18,11 +18,15 @@ public interface NativeOs {
     /** An anonymous memory file that can be sealed ({@code memfd_create}); its descriptor. */
     int memfdCreate(String name) throws IOException;
 
+    /** Sets the file's length ({@code ftruncate}); pages are allocated when first touched. */
+    void setLength(int fd, long length) throws IOException;
+
     /**
-     * Gives the file {@code length} bytes of zeroed memory now ({@code fallocate}), so running out of memory fails
-     * here rather than as a fault at first touch; one call, where writing zeros would copy every page.
+     * Frees the memory behind {@code length} bytes of a shared mapping at {@code address} ({@code madvise
+     * MADV_REMOVE}, page-aligned): every process mapping it reads zeros there from now on, and a write allocates
+     * afresh. Never faults.
      */
-    void allocate(int fd, long length) throws IOException;
+    void discard(long address, long length) throws IOException;
 
     /** Adds {@code seals} ({@code fcntl(F_ADD_SEALS)}). */
     void addSeals(int fd, int seals) throws IOException;
@@ -47,6 +51,40 @@ public interface NativeOs {
      * one (it drops what it cannot install, as when this process is out of descriptors).
      */
     int receiveWithDescriptors(int socket, byte[] into, int offset, int length, int[] fds) throws IOException;
+
+    /** epoll_ctl operations. */
+    int EPOLL_CTL_ADD = 1;
+    int EPOLL_CTL_DEL = 2;
+    int EPOLL_CTL_MOD = 3;
+    /** epoll event bits: readable, error, hang-up, peer shut its writing down. */
+    int EPOLLIN = 0x001;
+    int EPOLLERR = 0x008;
+    int EPOLLHUP = 0x010;
+    int EPOLLRDHUP = 0x2000;
+
+    /** A new epoll instance, close-on-exec; its descriptor. */
+    int epollCreate() throws IOException;
+
+    /**
+     * {@code epoll_ctl(epfd, op, fd, {events, data})}: any thread may call it while another waits on {@code epfd},
+     * and it takes effect for that wait at once.
+     */
+    void epollControl(int epfd, int op, int fd, int events, long data) throws IOException;
+
+    /**
+     * Waits up to {@code timeoutMillis} (-1: no limit) for events on {@code epfd}; fills {@code data} and
+     * {@code events} with up to {@code data.length} of them and returns how many (0 on timeout or a signal).
+     */
+    int epollWait(int epfd, long[] data, int[] events, int timeoutMillis) throws IOException;
+
+    /** A non-blocking, close-on-exec eventfd, for waking an {@link #epollWait}. */
+    int eventfdCreate() throws IOException;
+
+    /** Makes the eventfd readable; never blocks, never throws. */
+    void eventfdSignal(int fd);
+
+    /** Takes what was signalled on the eventfd, if anything; never blocks, never throws. */
+    void eventfdClear(int fd);
 
     /** Closes a descriptor this interface returned; never throws. */
     void closeFd(int fd);

@@ -5,9 +5,12 @@ import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
+import com.sun.jna.Platform;
 import io.sovia.spi.os.NativeOs;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * {@link NativeOs} through JNA direct mapping (a plain JNI call, the cheapest JNA has). Loaded only by
@@ -20,7 +23,19 @@ public final class JnaOs implements NativeOs {
     private static final int O_NOCTTY = 0400;
     private static final int O_CLOEXEC = 02000000;
 
+    private static final int MADV_REMOVE = 9;
+    private static final int EINTR = 4;
     private static final int EAGAIN = 11;
+    private static final int EPOLL_CLOEXEC = 02000000;
+    private static final int EFD_NONBLOCK = 04000;
+    private static final int EFD_CLOEXEC = 02000000;
+    /**
+     * struct epoll_event { uint32_t events; uint64_t data; }: packed on x86-64 (data at 4, 12 bytes), naturally
+     * aligned elsewhere (data at 8, 16 bytes).
+     */
+    private static final boolean EPOLL_PACKED = Platform.isIntel() && Platform.is64Bit();
+    private static final int EPOLL_DATA = EPOLL_PACKED ? 4 : 8;
+    private static final int EPOLL_EVENT = EPOLL_PACKED ? 12 : 16;
     private static final int SOL_SOCKET = 1;
     private static final int SCM_RIGHTS = 1;
     private static final int MSG_CTRUNC = 0x8;
@@ -52,11 +67,26 @@ public final class JnaOs implements NativeOs {
 
     private static native int fcntl(int fd, int cmd, int arg) throws LastErrorException;
 
-    private static native int fallocate(int fd, int mode, long offset, long length) throws LastErrorException;
+    private static native int ftruncate(int fd, long length) throws LastErrorException;
+
+    private static native int madvise(Pointer address, long length, int advice) throws LastErrorException;
 
     private static native int open(String path, int flags) throws LastErrorException;
 
     private static native int close(int fd);
+
+    private static native int epoll_create1(int flags) throws LastErrorException;
+
+    private static native int epoll_ctl(int epfd, int op, int fd, byte[] event) throws LastErrorException;
+
+    private static native int epoll_wait(int epfd, byte[] events, int maxEvents, int timeout)
+            throws LastErrorException;
+
+    private static native int eventfd(int initial, int flags) throws LastErrorException;
+
+    private static native long read(int fd, long[] buffer, long count);
+
+    private static native long write(int fd, long[] buffer, long count);
 
     private static native long sendmsg(int fd, Pointer msg, int flags) throws LastErrorException;
 
@@ -72,11 +102,20 @@ public final class JnaOs implements NativeOs {
     }
 
     @Override
-    public void allocate(int fd, long length) throws IOException {
+    public void setLength(int fd, long length) throws IOException {
         try {
-            fallocate(fd, 0, 0, length);
+            ftruncate(fd, length);
         } catch (LastErrorException e) {
-            throw failed("fallocate", e);
+            throw failed("ftruncate", e);
+        }
+    }
+
+    @Override
+    public void discard(long address, long length) throws IOException {
+        try {
+            madvise(new Pointer(address), length, MADV_REMOVE);
+        } catch (LastErrorException e) {
+            throw failed("madvise(MADV_REMOVE)", e);
         }
     }
 
@@ -105,6 +144,66 @@ public final class JnaOs implements NativeOs {
         } catch (LastErrorException e) {
             throw failed("open " + path, e);
         }
+    }
+
+    @Override
+    public int epollCreate() throws IOException {
+        try {
+            return epoll_create1(EPOLL_CLOEXEC);
+        } catch (LastErrorException e) {
+            throw failed("epoll_create1", e);
+        }
+    }
+
+    @Override
+    public void epollControl(int epfd, int op, int fd, int events, long data) throws IOException {
+        byte[] event = new byte[EPOLL_EVENT];
+        ByteBuffer b = ByteBuffer.wrap(event).order(ByteOrder.nativeOrder());
+        b.putInt(0, events).putLong(EPOLL_DATA, data);
+        try {
+            epoll_ctl(epfd, op, fd, event);
+        } catch (LastErrorException e) {
+            throw failed("epoll_ctl", e);
+        }
+    }
+
+    @Override
+    public int epollWait(int epfd, long[] data, int[] events, int timeoutMillis) throws IOException {
+        byte[] ready = new byte[data.length * EPOLL_EVENT];
+        int n;
+        try {
+            n = epoll_wait(epfd, ready, data.length, timeoutMillis);
+        } catch (LastErrorException e) {
+            if (e.getErrorCode() == EINTR) {
+                return 0;
+            }
+            throw failed("epoll_wait", e);
+        }
+        ByteBuffer b = ByteBuffer.wrap(ready).order(ByteOrder.nativeOrder());
+        for (int i = 0; i < n; i++) {
+            events[i] = b.getInt(i * EPOLL_EVENT);
+            data[i] = b.getLong(i * EPOLL_EVENT + EPOLL_DATA);
+        }
+        return n;
+    }
+
+    @Override
+    public int eventfdCreate() throws IOException {
+        try {
+            return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        } catch (LastErrorException e) {
+            throw failed("eventfd", e);
+        }
+    }
+
+    @Override
+    public void eventfdSignal(int fd) {
+        write(fd, new long[] {1}, Long.BYTES);
+    }
+
+    @Override
+    public void eventfdClear(int fd) {
+        read(fd, new long[1], Long.BYTES);
     }
 
     @Override
