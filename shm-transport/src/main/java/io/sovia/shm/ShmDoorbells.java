@@ -85,7 +85,7 @@ final class ShmDoorbells implements Agent {
 
     /**
      * Watches {@code channel} (made non-blocking here) for {@code link} over {@code segment}; runs {@code onDeath}
-     * if the peer dies. Closing the result, once the link is closed, stops watching, closes the channel and
+     * if the peer dies without having closed the connection. Closing the result, once the link is closed, stops watching, closes the channel and
      * releases the segment.
      */
     Watched watch(SocketChannel channel, RingLink link, ShmSegment segment, Runnable onDeath) throws IOException {
@@ -188,8 +188,10 @@ final class ShmDoorbells implements Agent {
             }
             peerGone = true;
             stop();
-            // clean up first: the woken survivor may exit at once
-            onDeath.run();
+            // clean up first: the woken survivor may exit at once; a peer that closed in order is not dead
+            if (!link.peerClosed()) {
+                onDeath.run();
+            }
             link.peerDied();
         }
 

@@ -32,7 +32,6 @@ import java.nio.file.Files;
 public final class ShmTransport implements Transport {
 
     private final ShmDirectory directory;
-    private final ShmSpares spares;
 
     /**
      * Called by ServiceLoader; clears what crashed processes of this user left behind, now and again
@@ -40,19 +39,17 @@ public final class ShmTransport implements Transport {
      */
     public ShmTransport() throws IOException {
         this.directory = new ShmDirectory(java.nio.file.Path.of(SoviaConfig.shmRoot()));
-        this.spares = new ShmSpares(SoviaConfig.shmSpares());
         directory.removeLeftovers();
         Lifecycle.onExit(ExitStage.CLOSE, this::exit);
     }
 
     /**
-     * The JVM exits, its connections handed over: listeners the app left open close, then spares and whatever
+     * The JVM exits, its connections handed over: listeners the app left open close, then whatever
      * dead processes left. A segment offered to a server that has not accepted yet travels in its listener's
      * queue as a descriptor, so that server may still accept after this client exited, as with TCP.
      */
     private void exit() {
         ShmListener.closeAll();
-        spares.close();
         directory.removeLeftovers();
     }
 
@@ -90,7 +87,7 @@ public final class ShmTransport implements Transport {
                 // a full queue or a passing error: the listener may well be alive, so leave its socket
                 throw new Declined("the listener's socket is busy: " + busy.getMessage());
             }
-            ShmSegment segment = spares.take(
+            ShmSegment segment = ShmSegment.create(
                     FrameRingDescriptor.configuredCapacity(SoviaConfig.SHM_RING, SoviaConfig.shmRingCapacity()));
             try {
                 if (!new ShmHello(local).writeTo(unix, segment)) {

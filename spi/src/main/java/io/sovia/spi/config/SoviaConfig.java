@@ -70,12 +70,9 @@ import java.util.Locale;
  *   <tr><td>{@code sovia.shm.ring}</td><td>{@code 1048576}</td><td>bytes per direction of a shared segment's
  *       ring (power of two, at least 1024). A segment's pages are allocated when it is made, so that a
  *       lack of memory shows then (and the connect uses TCP) rather than as a fault later: each
- *       connection holds twice this in shared memory (counted against the cgroup, not /dev/shm) until
- *       both JVMs have unmapped it, which the JDK does when the garbage collector drops the mapping, not
- *       at close.</td></tr>
- *   <tr><td>{@code sovia.shm.spares}</td><td>{@code 2}</td><td>segments a JVM that connects over shm
- *       keeps made ahead, so a connect does not wait for its segment to be made and mapped; 0 makes each
- *       at its connect</td></tr>
+ *       connection may hold twice this in shared memory (counted against the cgroup, not /dev/shm), but
+ *       pages are allocated as they are touched and a connection of small messages keeps to the first
+ *       pages, so only streams fill it; freed when both ends have closed.</td></tr>
  *   <tr><td>{@code sovia.shm.hello.ttl.millis}</td><td>{@code 60000}</td><td>how long a listener keeps a
  *       client's hello whose TCP connection it has not accepted: a client that vanished without connecting
  *       would otherwise pin a descriptor (its UNIX socket) for good. As long as a TCP connect retries its SYN;
@@ -110,8 +107,6 @@ public final class SoviaConfig {
     public static final String SHM_RING = PREFIX + "shm.ring";
     /** Where the per-user shm directory lives. */
     public static final String SHM_ROOT = PREFIX + "shm.root";
-    /** Segments made ahead of shm connects. */
-    public static final String SHM_SPARES = PREFIX + "shm.spares";
 
     static final String LOG_DEFAULT = "warn";
     static final String JAVANET_DEFAULT = "advice";
@@ -169,10 +164,6 @@ public final class SoviaConfig {
     /** How long a listener keeps a hello whose TCP connection it has not accepted. */
     public static long shmHelloTtlNanos() {
         return Math.max(1, Long.getLong(PREFIX + "shm.hello.ttl.millis", 60_000)) * 1_000_000;
-    }
-
-    public static int shmSpares() {
-        return Math.max(0, Integer.getInteger(SHM_SPARES, 2));
     }
 
     public static String shmRoot() {

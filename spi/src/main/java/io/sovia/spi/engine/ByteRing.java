@@ -4,12 +4,18 @@ import java.nio.ByteBuffer;
 
 /**
  * A byte FIFO of fixed capacity: a session's receive buffer (bytes arrived, not yet read) and its send
- * buffer (bytes written, not yet framed). Memory is taken on first use, so idle connections cost
- * nothing. Not thread-safe: the session lock guards it.
+ * buffer (bytes written, not yet framed). Memory is taken on first use and grows by doubling as the bytes held
+ * need it, up to the capacity, so an idle or request/response connection holds a few KiB where a full buffer
+ * (1 MiB by default) would cost zeroing it at every new connection. Not thread-safe: the session lock guards it.
  */
 final class ByteRing {
+    private static final int FIRST_STORAGE = 8192;
+
     private final int capacity;
+    /** Null until first used; its capacity is the storage's, at most {@link #capacity}. */
     private ByteBuffer bytes;
+    /** The position stored at index 0 of {@link #bytes} when it was last made; positions index from it. */
+    private long origin;
     private long head;
     private long tail;
 
@@ -36,9 +42,33 @@ final class ByteRing {
     /** The storage, made on first use; callers with nothing to copy must not ask (it would be made). */
     private ByteBuffer bytes() {
         if (bytes == null) {
-            bytes = ByteBuffer.allocate(capacity);
+            bytes = ByteBuffer.allocate(Math.min(capacity, FIRST_STORAGE));
+            origin = head;
         }
         return bytes;
+    }
+
+    /** Storage for {@code more} bytes beyond those held, which must fit in the capacity: doubled until they do. */
+    private ByteBuffer bytesFor(int more) {
+        ByteBuffer b = bytes();
+        int needed = size() + more;
+        if (needed <= b.capacity()) {
+            return b;
+        }
+        int grown = b.capacity();
+        while (grown < needed) {
+            grown = (int) Math.min(capacity, 2L * grown);
+        }
+        ByteBuffer larger = ByteBuffer.allocate(grown);
+        copyTo(larger, 0, size());
+        bytes = larger;
+        origin = head;
+        return larger;
+    }
+
+    /** Where {@code position} is stored. */
+    private int index(long position) {
+        return (int) ((position - origin) % bytes.capacity());
     }
 
     /** Appends up to {@code max} bytes from {@code src}, advancing it; returns how many. */
@@ -54,9 +84,9 @@ final class ByteRing {
         if (length == 0) {
             return;
         }
-        ByteBuffer b = bytes();
-        int index = (int) (tail % capacity);
-        int first = Math.min(length, capacity - index);
+        ByteBuffer b = bytesFor(length);
+        int index = index(tail);
+        int first = Math.min(length, b.capacity() - index);
         b.put(index, src, offset, first);
         if (first < length) {
             b.put(0, src, offset + first, length - first);
@@ -80,8 +110,8 @@ final class ByteRing {
             return 0;
         }
         ByteBuffer b = bytes();
-        int index = (int) (head % capacity);
-        int first = Math.min(n, capacity - index);
+        int index = index(head);
+        int first = Math.min(n, b.capacity() - index);
         b.get(index, dst, off, first);
         if (first < n) {
             b.get(0, dst, off + first, n - first);
@@ -96,8 +126,8 @@ final class ByteRing {
             return;
         }
         ByteBuffer b = bytes();
-        int index = (int) (head % capacity);
-        int first = Math.min(length, capacity - index);
+        int index = index(head);
+        int first = Math.min(length, b.capacity() - index);
         dst.put(offset, b, index, first);
         if (first < length) {
             dst.put(offset + first, b, 0, length - first);

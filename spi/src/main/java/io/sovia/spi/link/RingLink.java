@@ -229,6 +229,11 @@ public final class RingLink implements Link {
         wake.run();
     }
 
+    /** Whether the peer closed its end in order (as against dying, or not having closed). */
+    public boolean peerClosed() {
+        return in.isProducerClosed() || out.isConsumerClosed();
+    }
+
     @Override
     public boolean isPeerAlive() {
         return !peerDead && !in.isCorrupt() && !in.isProducerClosed() && !out.isConsumerClosed();
@@ -246,8 +251,11 @@ public final class RingLink implements Link {
             closed = true;
             out.producerClosed();
             in.consumerClosed();
-            // a peer asleep waiting for us must learn that we are gone
-            waker.run();
+            // a peer asleep waiting for us must learn that we are gone; one that sleeps is armed, and one that
+            // closed already may have closed the doorbell too, where a ring would only raise a SIGPIPE
+            if (out.consumerArmed()) {
+                waker.run();
+            }
         }
     }
 }
