@@ -57,7 +57,7 @@ public interface Link {
     /** Asks the peer to wake this end ({@code true}) or stops asking ({@code false}). */
     void arm(boolean armed);
 
-    /** Wakes the peer if it armed: call after committing frames. */
+    /** Wakes the peer if it armed, taking its arming (it arms again before it sleeps again): call after committing frames. */
     void wakePeer();
 
     /** Sets what runs on this end when the peer wakes it through an armed doorbell. */

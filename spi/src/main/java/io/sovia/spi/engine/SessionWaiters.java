@@ -87,9 +87,23 @@ public final class SessionWaiters {
         link.doorbellReadable();
     }
 
-    /** Wakes every sleeper; they re-check their condition. */
+    /**
+     * Wakes every sleeper; they re-check their condition. A ring took the link's arming (the peer rings once per
+     * sleep, not per frame), so it is renewed first for those that stay registered, like a credit waker.
+     */
     public void wakeAll() {
-        for (Object sleeper : sleepers) {
+        Object[] now = sleepers;
+        if (now.length > 0) {
+            lock.lock();
+            try {
+                if (sleepers.length > 0) {
+                    link.arm(true);
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+        for (Object sleeper : now) {
             if (sleeper instanceof Thread) {
                 LockSupport.unpark((Thread) sleeper);
             } else if (sleeper instanceof Selector) {

@@ -186,10 +186,15 @@ public final class FrameRing {
         INTS.setVolatile(buffer, capacity + ARMED, armed ? 1 : 0);
     }
 
-    /** Producer: whether the consumer asked to be woken; fenced so a preceding commit is visible first. */
-    public boolean consumerArmed() {
+    /**
+     * Producer: whether the consumer asked to be woken, taking the request, so the commits that follow before the
+     * consumer is awake do not ring again; the consumer asks anew before it sleeps again. Fenced so a preceding
+     * commit is visible first.
+     */
+    public boolean takeArmed() {
         VarHandle.fullFence();
-        return (int) INTS.getVolatile(buffer, capacity + ARMED) != 0;
+        return (int) INTS.getVolatile(buffer, capacity + ARMED) != 0
+                && (int) INTS.getAndSet(buffer, capacity + ARMED, 0) != 0;
     }
 
     /** Producer: asks the consumer's side to poll although nobody there calls (a nudge). */

@@ -119,7 +119,7 @@ public final class RingLink implements Link {
 
     @Override
     public void wakePeer() {
-        if (out.consumerArmed()) {
+        if (out.takeArmed()) {
             EngineCounters.DOORBELLS.increment();
             waker.run();
         }
@@ -253,7 +253,7 @@ public final class RingLink implements Link {
             in.consumerClosed();
             // a peer asleep waiting for us must learn that we are gone; one that sleeps is armed, and one that
             // closed already may have closed the doorbell too, where a ring would only raise a SIGPIPE
-            if (out.consumerArmed()) {
+            if (out.takeArmed()) {
                 waker.run();
             }
         }
