@@ -87,9 +87,9 @@ public interface Link {
     }
 
     /**
-     * Whether a sleeper that does not watch {@link #doorbell()} itself is registered (a parked thread, a callback):
-     * the transport's doorbell thread then has to take the rings for it, and otherwise need not wake for them.
-     * Called with the session's waiters locked.
+     * Whether sleepers that do not watch {@link #doorbell()} themselves (a parked thread, a callback) are registered
+     * and no selector that does: the transport's doorbell thread then has to take the rings for them, and otherwise
+     * need not wake for them. Called with the session's waiters locked.
      */
     default void blindSleepers(boolean any) {
     }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -39,7 +40,7 @@ public final class Session {
     private final SessionWaiters waiters;
     private final SessionMachine machine;
     /** Told when a timer is set, so the service thread runs it; set once before the session is shared. */
-    private volatile Runnable onTimer = () -> { };
+    private volatile LongConsumer onTimer = by -> { };
     /**
      * The deadline the service thread will next visit this session for, 0 when it does not watch it:
      * a later timer needs no wake-up, the visit finds it. Guarded by {@link #lock}.
@@ -59,7 +60,7 @@ public final class Session {
      * answers the peer's probe, whether or not this end's app makes a call.
      */
     private void nudged() {
-        onTimer.run();
+        onTimer.accept(System.nanoTime());
     }
 
     /** Threads and selectors sleeping on this session. */
@@ -72,10 +73,11 @@ public final class Session {
     }
 
     /**
-     * Sets what has the service thread visit this session: run under the lock when a timer is set while
-     * none was pending, and without it when the peer nudges, so it must neither block nor need the lock.
+     * Sets what has the service thread visit this session by the {@link System#nanoTime()} it is given: run under
+     * the lock when a timer is set earlier than the next visit, and without it, for a visit now, when the peer
+     * nudges, so it must neither block nor need the lock.
      */
-    public void onTimer(Runnable onTimer) {
+    public void onTimer(LongConsumer onTimer) {
         this.onTimer = onTimer;
     }
 
@@ -323,7 +325,7 @@ public final class Session {
         long deadline = machine.nextDeadline();
         if (serviceDeadline == 0 || deadline - serviceDeadline < 0) {
             serviceDeadline = deadline;
-            onTimer.run();
+            onTimer.accept(deadline);
         }
     }
 
@@ -334,7 +336,7 @@ public final class Session {
      */
     private void pushStalled() {
         if (IN_WAKER.get() != null || lock.isHeldByCurrentThread() || !lock.tryLock()) {
-            onTimer.run();
+            onTimer.accept(System.nanoTime());
             return;
         }
         boolean ring;

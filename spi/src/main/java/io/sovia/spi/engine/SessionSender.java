@@ -294,8 +294,9 @@ final class SessionSender {
 
     /**
      * Out of credit or link space with bytes waiting. On a reliable link the persist timer starts: the
-     * peer frees link space and (below half its buffer) credit without telling, so a writer whose
-     * reader makes no further call would otherwise wait for good.
+     * peer frees credit below half its buffer without telling, and link space only when its side polls, so a
+     * writer whose reader makes no further call would otherwise wait for good. (On a ring link, the peer's poll
+     * that frees link space wakes this end at once.)
      */
     private void stall() {
         stalled = true;

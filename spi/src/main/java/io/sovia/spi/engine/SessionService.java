@@ -39,6 +39,13 @@ public final class SessionService implements Agent {
     private final Map<Session, Boolean> watched = new HashMap<>();
     /** How long the agent may park after a round: until its next deadline, or a wake-up. */
     private long waitNanos = Long.MAX_VALUE;
+    /**
+     * The {@link System#nanoTime()} by which the agent visits its timed sessions anyway, Long.MAX_VALUE while it
+     * parks with no deadline: a timer for no earlier needs no wake-up, so a writer that stalls at every turn of
+     * a stream (its persist timer starts each time) does not wake this thread each time. Written by the agent
+     * before it looks at {@link #timed} a last time; read by schedulers after they added to it.
+     */
+    private volatile long lookBy = Long.MAX_VALUE;
     private volatile Thread thread;
     private volatile boolean exitHooked;
 
@@ -55,7 +62,7 @@ public final class SessionService implements Agent {
             hookExit();
         }
         live.add(session);
-        session.onTimer(() -> schedule(session));
+        session.onTimer(by -> schedule(session, by));
     }
 
     private synchronized void hookExit() {
@@ -65,9 +72,11 @@ public final class SessionService implements Agent {
         }
     }
 
-    private void schedule(Session session) {
+    private void schedule(Session session, long visitBy) {
         timed.add(session);
-        wake();
+        if (visitBy - lookBy < 0 || thread == null) {
+            wake();
+        }
     }
 
     /** Takes over a closed session until it finishes delivering, then runs {@code release}. */
@@ -131,6 +140,7 @@ public final class SessionService implements Agent {
             wait = Math.min(wait, 1_000_000L);
         }
         waitNanos = wait;
+        lookBy = wait == Long.MAX_VALUE ? Long.MAX_VALUE : now + wait;
         return work;
     }
 

@@ -11,8 +11,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * the session holds data waiting for credit. The link's doorbell runs
  * {@link #wakeAll()}; the link is armed exactly while someone is registered here, so a peer pays for a
  * wake-up only when someone sleeps (SCILAN's interrupt flag). A selector sleeps on the link's doorbell
- * channel itself; threads and wakers do not, and while one of them is registered the link is told
- * ({@link Link#blindSleepers}), so that only then its transport's doorbell thread wakes for the rings too.
+ * channel itself, and whoever it wakes runs {@link #wakeAll()}; threads and wakers do not, and while only they
+ * are registered the link is told ({@link Link#blindSleepers}), so that only then its transport's doorbell
+ * thread wakes for the rings too. A writer streaming into a full window thus wakes once per ring: its own
+ * selector wakes it, and the credit waker runs from there.
  */
 public final class SessionWaiters {
     private final Link link;
@@ -26,7 +28,8 @@ public final class SessionWaiters {
      * Wake-ups are rare, so a copied array is fine.
      */
     private volatile Object[] sleepers = new Object[0];
-    /** Registered sleepers that are not selectors; under {@link #lock}. */
+    /** Registered selectors, and sleepers that are not selectors; under {@link #lock}. */
+    private int selectors;
     private int blind;
 
     SessionWaiters(Link link) {
@@ -43,9 +46,7 @@ public final class SessionWaiters {
             Object[] more = Arrays.copyOf(sleepers, sleepers.length + 1);
             more[more.length - 1] = sleeper;
             sleepers = more;
-            if (!(sleeper instanceof Selector) && blind++ == 0) {
-                link.blindSleepers(true);
-            }
+            count(sleeper, 1);
             link.arm(true);
         } finally {
             lock.unlock();
@@ -63,9 +64,7 @@ public final class SessionWaiters {
                     System.arraycopy(now, 0, rest, 0, i);
                     System.arraycopy(now, i + 1, rest, i, rest.length - i);
                     sleepers = rest;
-                    if (!(sleeper instanceof Selector) && --blind == 0) {
-                        link.blindSleepers(false);
-                    }
+                    count(sleeper, -1);
                     break;
                 }
             }
@@ -75,6 +74,16 @@ public final class SessionWaiters {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Under {@link #lock}: counts a sleeper in or out, and tells the link whether only blind ones are left. */
+    private void count(Object sleeper, int delta) {
+        if (sleeper instanceof Selector) {
+            selectors += delta;
+        } else {
+            blind += delta;
+        }
+        link.blindSleepers(blind > 0 && selectors == 0);
     }
 
     /** The channel a sleeper may sleep on in the kernel until rung, or null ({@link Link#doorbell()}). */

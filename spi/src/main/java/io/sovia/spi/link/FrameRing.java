@@ -13,13 +13,15 @@ import static io.sovia.spi.link.FrameRingDescriptor.HEAD;
 import static io.sovia.spi.link.FrameRingDescriptor.POLL_WANTED;
 import static io.sovia.spi.link.FrameRingDescriptor.PRODUCER_CLOSED;
 import static io.sovia.spi.link.FrameRingDescriptor.RECORD_HEADER;
+import static io.sovia.spi.link.FrameRingDescriptor.SPACE_WANTED;
 import static io.sovia.spi.link.FrameRingDescriptor.TAIL;
 
 /**
  * A single-producer, single-consumer ring of frames over a direct buffer laid out by
  * {@link FrameRingDescriptor}. The producer claims, writes in place and commits (one copy); the consumer
  * reads frames in place. Ordering: the producer publishes with a release store of the tail, the consumer
- * frees space with a release store of the head.
+ * frees space with a release store of the head. A producer that finds the ring full asks to be told of room
+ * ({@link #takeSpaceWanted()}), as a sleeping consumer asks to be told of frames ({@link #armed}).
  */
 public final class FrameRing {
     /**
@@ -100,7 +102,13 @@ public final class FrameRing {
         if (capacity - (tail - headCache) < padding + recordLength) {
             headCache = (long) LONGS.getAcquire(buffer, capacity + HEAD);
             if (capacity - (tail - headCache) < padding + recordLength) {
-                return -1;
+                // ask the consumer to ring when it frees room, then look once more: it may have just done so
+                INTS.setVolatile(buffer, capacity + SPACE_WANTED, 1);
+                VarHandle.fullFence();
+                headCache = (long) LONGS.getAcquire(buffer, capacity + HEAD);
+                if (capacity - (tail - headCache) < padding + recordLength) {
+                    return -1;
+                }
             }
         }
         if (padding > 0) {
@@ -195,6 +203,17 @@ public final class FrameRing {
         VarHandle.fullFence();
         return (int) INTS.getVolatile(buffer, capacity + ARMED) != 0
                 && (int) INTS.getAndSet(buffer, capacity + ARMED, 0) != 0;
+    }
+
+    /**
+     * Consumer, after a poll that took frames: whether the producer found the ring full since it last asked,
+     * taking the request; the caller then wakes the producer, which otherwise learns of the room only when it
+     * looks again.
+     */
+    public boolean takeSpaceWanted() {
+        VarHandle.fullFence();
+        return (int) INTS.getVolatile(buffer, capacity + SPACE_WANTED) != 0
+                && (int) INTS.getAndSet(buffer, capacity + SPACE_WANTED, 0) != 0;
     }
 
     /** Producer: asks the consumer's side to poll although nobody there calls (a nudge). */

@@ -17,6 +17,7 @@ package io.sovia.spi.link;
  *   +---------------------------------------------------+  capacity + 192
  *   | producer closed: int | consumer closed: int |     |
  *   | poll wanted: int, 1 = producer nudged the consumer  |  capacity + 200
+ *   | space wanted: int, 1 = producer waits for room      |  capacity + 204
  *   +---------------------------------------------------+  capacity + 256 = total length
  * </pre>
  * Positions only grow; index = position &amp; (capacity - 1). A record never wraps: when it would not fit
@@ -35,6 +36,7 @@ public final class FrameRingDescriptor {
     public static final int PRODUCER_CLOSED = 192;
     public static final int CONSUMER_CLOSED = 196;
     public static final int POLL_WANTED = 200;
+    public static final int SPACE_WANTED = 204;
     /** Bytes after the record area. */
     public static final int TRAILER_LENGTH = 256;
 

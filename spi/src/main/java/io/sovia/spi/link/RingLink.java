@@ -75,6 +75,7 @@ public final class RingLink implements Link {
         return true;
     }
 
+
     @Override
     public int claim(int length) {
         return out.claim(length);
@@ -93,6 +94,9 @@ public final class RingLink implements Link {
     @Override
     public int poll(FrameHandler handler, int limit) {
         int frames = in.poll(handler, limit);
+        if (frames > 0 && in.takeSpaceWanted()) {
+            waker.run();
+        }
         if (in.isCorrupt() && !corruptionReported) {
             corruptionReported = true;
             EngineCounters.PROTOCOL_ERRORS.increment();
@@ -133,7 +137,7 @@ public final class RingLink implements Link {
         }
     }
 
-    /** Whether someone sleeps on this end who cannot watch {@link #doorbell()} itself. */
+    /** Whether only sleepers that cannot watch {@link #doorbell()} themselves sleep on this end. */
     public boolean hasBlindSleepers() {
         return blindSleepers;
     }

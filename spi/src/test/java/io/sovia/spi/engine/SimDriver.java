@@ -123,7 +123,7 @@ final class SimDriver {
             bActive = false;
         }
         service.on = true;
-        app.session.onTimer(() -> service.woken = true);
+        app.session.onTimer(by -> service.woken = true);
         service.next = app.session.serviceVisit(0);
     }
 

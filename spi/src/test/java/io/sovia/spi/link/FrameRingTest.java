@@ -60,6 +60,28 @@ class FrameRingTest {
         assertFalse(consumer.isCorrupt());
     }
 
+    @Test
+    void aProducerThatFoundTheRingFullAsksOnceToBeToldOfRoom() {
+        assertFalse(consumer.takeSpaceWanted(), "nobody asked yet");
+        while (producer.claim(1000) >= 0) {
+            producer.commit();
+        }
+        int taken = consumer.poll((buffer, offset, length) -> true, 1);
+        assertEquals(1, taken);
+        assertTrue(consumer.takeSpaceWanted(), "the producer found the ring full");
+        assertFalse(consumer.takeSpaceWanted(), "one request, one answer");
+        assertTrue(producer.claim(1000) >= 0, "room again");
+    }
+
+    @Test
+    void aWriterRingsOncePerSleepOfItsReader() {
+        consumer.armed(true);
+        assertTrue(producer.takeArmed(), "the first commit after the reader armed rings");
+        assertFalse(producer.takeArmed(), "later commits before it sleeps again do not");
+        consumer.armed(true);
+        assertTrue(producer.takeArmed(), "it armed again before sleeping again");
+    }
+
     private int publish(int length, int value) {
         int offset = producer.claim(Math.max(length, 4));
         producer.buffer().putInt(offset, value);
