@@ -30,7 +30,7 @@ import java.util.Locale;
  * untimed quarter-length run of each stream, warm the JIT up before the clock starts; each stream ends
  * with a one-byte answer, so the clock covers
  * delivery, not just queueing. MiB is the 64 KiB stream; the 4 KiB one is an eighth of it, the 64 B
- * one a sixty-fourth.
+ * one a sixty-fourth; 0 runs the pings only.
  */
 public final class PingPongApp {
     private static final int PING = 64;
@@ -168,7 +168,7 @@ public final class PingPongApp {
             double rtt = api.equals("selector") ? selectorPings(c.channel(), pings) : pings(c, pings);
             c.noDelay(false);
             StringBuilder result = new StringBuilder(String.format(Locale.ROOT, "RESULT api=%s rtt_us=%.2f", api, rtt));
-            for (int i = 0; i < WRITE_SIZES.length; i++) {
+            for (int i = 0; i < WRITE_SIZES.length && mib > 0; i++) {
                 long bytes = ((long) mib << 20) / SHARES[i];
                 // untimed first: the JIT compiles this write size's path, as the pings warm up theirs
                 stream(c, WRITE_SIZES[i], Math.max(WRITE_SIZES[i], bytes / 4));

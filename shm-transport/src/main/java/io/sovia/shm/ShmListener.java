@@ -18,7 +18,6 @@ import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
-import java.nio.file.attribute.UserPrincipal;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
@@ -38,7 +37,7 @@ final class ShmListener implements Transport.TransportListener {
 
     private final java.nio.file.Path socket;
     private final ServerSocketChannel unixServer;
-    private final UserPrincipal self;
+    private final int selfUid;
     /** Hellos read and not yet claimed, by client address; changed under {@code this}. */
     private final PendingOffers<Pending> hellos = new PendingOffers<>();
 
@@ -82,7 +81,7 @@ final class ShmListener implements Transport.TransportListener {
             throws IOException {
         this.socket = socket;
         this.unixServer = unixServer;
-        this.self = Files.getOwner(directory.path());
+        this.selfUid = (Integer) Files.getAttribute(directory.path(), "unix:uid");
     }
 
     /** Opens the UNIX socket for a listener bound at {@code bound}; null if a live listener owns it. */
@@ -141,10 +140,11 @@ final class ShmListener implements Transport.TransportListener {
         SocketChannel c;
         while ((c = acceptSetup()) != null) {
             try {
-                UnixDomainPrincipal peer = c.getOption(ExtendedSocketOptions.SO_PEERCRED);
-                if (!peer.user().equals(self)) {
-                    // the directory is 0700, so only root or a leak of the socket gets here
-                    refused(c, null, "shm peer user", new IOException("peer " + peer.user() + " is not " + self));
+                if (NativeAccess.os().peerUid(JdkNio.fd(c)) != selfUid) {
+                    // the directory is 0700, so only root or a leak of the socket gets here; names only for the log
+                    UnixDomainPrincipal peer = c.getOption(ExtendedSocketOptions.SO_PEERCRED);
+                    refused(c, null, "shm peer user", new IOException("peer " + peer.user() + " is not "
+                            + Files.getOwner(socket.getParent())));
                     continue;
                 }
                 c.configureBlocking(false);

@@ -86,6 +86,12 @@ public interface NativeOs {
     /** Takes what was signalled on the eventfd, if anything; never blocks, never throws. */
     void eventfdClear(int fd);
 
+    /**
+     * The user id of the process at the other end of the connected UNIX socket {@code socket} ({@code SO_PEERCRED}):
+     * a number, where the JDK's option resolves user and group names, reading the user database at each call.
+     */
+    int peerUid(int socket) throws IOException;
+
     /** Closes a descriptor this interface returned; never throws. */
     void closeFd(int fd);
 }

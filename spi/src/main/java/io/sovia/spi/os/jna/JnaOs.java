@@ -38,6 +38,7 @@ public final class JnaOs implements NativeOs {
     private static final int EPOLL_EVENT = EPOLL_PACKED ? 12 : 16;
     private static final int SOL_SOCKET = 1;
     private static final int SCM_RIGHTS = 1;
+    private static final int SO_PEERCRED = 17;
     private static final int MSG_CTRUNC = 0x8;
     private static final int MSG_DONTWAIT = 0x40;
     private static final int MSG_NOSIGNAL = 0x4000;
@@ -83,6 +84,9 @@ public final class JnaOs implements NativeOs {
             throws LastErrorException;
 
     private static native int eventfd(int initial, int flags) throws LastErrorException;
+
+    private static native int getsockopt(int fd, int level, int name, int[] value, int[] length)
+            throws LastErrorException;
 
     private static native long read(int fd, long[] buffer, long count);
 
@@ -204,6 +208,17 @@ public final class JnaOs implements NativeOs {
     @Override
     public void eventfdClear(int fd) {
         read(fd, new long[1], Long.BYTES);
+    }
+
+    @Override
+    public int peerUid(int socket) throws IOException {
+        int[] credentials = new int[3]; // struct ucred { pid_t pid; uid_t uid; gid_t gid; }
+        try {
+            getsockopt(socket, SOL_SOCKET, SO_PEERCRED, credentials, new int[] {credentials.length * Integer.BYTES});
+        } catch (LastErrorException e) {
+            throw failed("getsockopt(SO_PEERCRED)", e);
+        }
+        return credentials[1];
     }
 
     @Override

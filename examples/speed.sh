@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# The speed benchmark: the same unmodified apps without and with the agent (two JVMs, the shm path), pinned to one
+# core and to separate cores, printed side by side with ratios, and every figure also as CSV.
+#
+#   bash examples/speed.sh                 every section
+#   bash examples/speed.sh setup streams   only those sections (rtt, sleeping, busy, streams, setup)
+#
+# Sections:
+#   rtt       64-byte round trips (PingPongApp: blocking NIO, java.net, a Selector loop), with the references of
+#             examples/demo.sh: the bare shared-memory ring (BareRingPing) and a UNIX domain socket (UnixSocketPing)
+#   sleeping  the same round trips with every wait sleeping (sovia.spin.micros=0)
+#   busy      round trips and a 64 KiB stream with a CPU-bound process on each core
+#   streams   one-way throughput (StreamApp) for write sizes SIZES through APIS (net: java.net streams, heap:
+#             Channels streams over a heap array, direct: a direct buffer)
+#   setup     connections opened, one byte each way, closed (ConnectApp)
+# Environment: SECONDS_PER_RUN (default 3), PINGS (default 100000), SIZES (default "64 4096 65536 1048576"),
+# APIS (default "heap direct net"), CSV (default speed.csv: section,pinning,api,size,agent,value,unit),
+# SKIP_BUILD=1, JAVA.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SECTIONS=${*:-rtt sleeping busy streams setup}
+RUN_SECONDS=${SECONDS_PER_RUN:-3}
+PINGS=${PINGS:-100000}
+SIZES=${SIZES:-64 4096 65536 1048576}
+APIS=${APIS:-heap direct net}
+CSV=${CSV:-speed.csv}
+JAVA=${JAVA:-java}
+AGENT=$PWD/agent/target/sovia.jar
+CP=$PWD/examples/target/classes
+OUT=$(mktemp -d)
+HOGS=()
+cleanup() {
+  for h in "${HOGS[@]}"; do kill "$h" 2>/dev/null || true; done
+  jobs -p | xargs -r kill 2>/dev/null || true
+  rm -rf "$OUT"
+}
+trap cleanup EXIT
+
+if [ "${SKIP_BUILD:-}" != 1 ]; then
+  mvn -B -q -DskipTests package
+fi
+echo "section,pinning,api,size,agent,value,unit" >"$CSV"
+
+# field NAME FILE -> the value of NAME=... on the RESULT line
+field() {
+  sed -n "s/^RESULT .*$1=\([^ ]*\).*$/\1/p" "$2"
+}
+
+# serve CLASS CPU AGENT(yes|no) [FLAGS...] -> starts a server printing PORT n; sets SERVER and PORT
+serve() {
+  local class=$1 cpu=$2 agent=$3 flags=()
+  shift 3
+  [ "$agent" = yes ] && flags=(-javaagent:"$AGENT" "$@")
+  rm -f "$OUT/port"
+  taskset -c "$cpu" "$JAVA" "${flags[@]}" -cp "$CP" "io.sovia.examples.$class" server >"$OUT/port" 2>"$OUT/server.err" &
+  SERVER=$!
+  for _ in $(seq 100); do grep -q PORT "$OUT/port" 2>/dev/null && break; sleep 0.1; done
+  PORT=$(sed -n 's/^PORT //p' "$OUT/port")
+}
+
+# client CLASS CPU AGENT [FLAGS...] -- ARGS... -> runs a client, its output in $OUT/client.out
+client() {
+  local class=$1 cpu=$2 agent=$3 flags=()
+  shift 3
+  while [ "$1" != -- ]; do flags+=("$1"); shift; done
+  shift
+  local jflags=()
+  [ "$agent" = yes ] && jflags=(-javaagent:"$AGENT" "${flags[@]}")
+  taskset -c "$cpu" "$JAVA" "${jflags[@]}" -cp "$CP" "io.sovia.examples.$class" client "$@" >"$OUT/client.out"
+}
+
+stop_server() {
+  kill "$SERVER" 2>/dev/null || true
+  wait "$SERVER" 2>/dev/null || true
+}
+
+# row SECTION PINNING API SIZE UNIT PLAIN SOVIA HIGHER(better: yes|no)
+row() {
+  local ratio
+  ratio=$(awk -v p="$6" -v s="$7" -v h="$8" 'BEGIN { if (p == "" || s == "" || p == 0 || s == 0) print "-";
+    else printf "%.2fx", (h == "yes" ? s / p : p / s) }')
+  printf '%-9s %-15s %-9s %8s %12s %12s %8s  %s\n' "$1" "$2" "$3" "$4" "$6" "$7" "$ratio" "$5"
+  echo "$1,$2,$3,$4,no,$6,$5" >>"$CSV"
+  echo "$1,$2,$3,$4,yes,$7,$5" >>"$CSV"
+}
+
+# pings SERVER_CPU CLIENT_CPU API AGENT [FLAGS...] -> rtt in us (PingPongApp, streams left out)
+pings() {
+  local scpu=$1 ccpu=$2 api=$3 agent=$4
+  shift 4
+  local flags=()
+  [ "$agent" = yes ] && flags=(-javaagent:"$AGENT" "$@")
+  rm -f "$OUT/port"
+  taskset -c "$scpu" "$JAVA" "${flags[@]}" -cp "$CP" io.sovia.examples.PingPongApp server "$api" >"$OUT/port" &
+  local server=$!
+  for _ in $(seq 100); do grep -q PORT "$OUT/port" 2>/dev/null && break; sleep 0.1; done
+  taskset -c "$ccpu" "$JAVA" "${flags[@]}" -cp "$CP" io.sovia.examples.PingPongApp client "$api" \
+    "$(sed -n 's/^PORT //p' "$OUT/port")" "$PINGS" 0 >"$OUT/pings.out"
+  wait "$server"
+  field rtt_us "$OUT/pings.out"
+}
+
+# reference CLASS PATH SERVER_CPU CLIENT_CPU -> the round trip (us) of BareRingPing or UnixSocketPing
+reference() {
+  rm -f "$OUT/ready" "$2"
+  taskset -c "$3" "$JAVA" -cp "$CP" "io.sovia.examples.$1" pong "$2" >"$OUT/ready" &
+  local pong=$!
+  for _ in $(seq 100); do grep -q READY "$OUT/ready" 2>/dev/null && break; sleep 0.1; done
+  taskset -c "$4" "$JAVA" -cp "$CP" "io.sovia.examples.$1" ping "$2" "$PINGS" >"$OUT/ref.out"
+  wait "$pong"
+  rm -f "$2"
+  field rtt_us "$OUT/ref.out"
+}
+
+PINNINGS=("same-core 0 0" "separate-cores 0 1")
+printf '%-9s %-15s %-9s %8s %12s %12s %8s  %s\n' section pinning api size "JDK TCP" Sovia ratio unit
+
+for section in $SECTIONS; do
+  case $section in
+  rtt | sleeping)
+    flags=()
+    [ "$section" = sleeping ] && flags=(-Dsovia.spin.micros=0)
+    for pin in "${PINNINGS[@]}"; do
+      set -- $pin
+      for api in nio net selector; do
+        row "$section" "$1" "$api" 64 "rtt_us" "$(pings "$2" "$3" "$api" no)" \
+          "$(pings "$2" "$3" "$api" yes "${flags[@]}")" no
+      done
+      if [ "$section" = rtt ]; then
+        row "$section" "$1" unix-vs-ring 64 "rtt_us" "$(reference UnixSocketPing "$OUT/uds.sock" "$2" "$3")" \
+          "$(reference BareRingPing "/dev/shm/sovia-bare-$$" "$2" "$3")" no
+      fi
+    done
+    ;;
+  busy)
+    for cpu in 0 1; do
+      taskset -c "$cpu" bash -c 'while :; do :; done' &
+      HOGS+=($!)
+    done
+    row busy separate-cores nio 64 "rtt_us" "$(PINGS=$((PINGS / 10)) pings 0 1 nio no)" \
+      "$(PINGS=$((PINGS / 10)) pings 0 1 nio yes)" no
+    figures=()
+    for agent in no yes; do
+      serve StreamApp 0 "$agent"
+      client StreamApp 1 "$agent" -- "$PORT" heap 65536 "$RUN_SECONDS"
+      figures+=("$(field MiBps "$OUT/client.out")")
+      stop_server
+    done
+    row busy separate-cores heap 65536 "MiB/s" "${figures[@]}" yes
+    for h in "${HOGS[@]}"; do kill "$h" 2>/dev/null || true; done
+    HOGS=()
+    ;;
+  streams)
+    for pin in "${PINNINGS[@]}"; do
+      set -- $pin
+      for api in $APIS; do
+        for size in $SIZES; do
+          figures=()
+          for agent in no yes; do
+            serve StreamApp "$2" "$agent"
+            client StreamApp "$3" "$agent" -- "$PORT" "$api" "$size" "$RUN_SECONDS"
+            figures+=("$(field MiBps "$OUT/client.out")")
+            stop_server
+          done
+          row streams "$1" "$api" "$size" "MiB/s" "${figures[@]}" yes
+        done
+      done
+    done
+    ;;
+  setup)
+    for pin in "${PINNINGS[@]}"; do
+      set -- $pin
+      figures=()
+      for agent in no yes; do
+        serve ConnectApp "$2" "$agent"
+        client ConnectApp "$3" "$agent" -- "$PORT" "$RUN_SECONDS"
+        figures+=("$(field connect_us "$OUT/client.out")")
+        stop_server
+      done
+      row setup "$1" net 1 "us/connection" "${figures[@]}" no
+    done
+    ;;
+  *)
+    echo "unknown section $section" >&2
+    exit 2
+    ;;
+  esac
+done
+echo "CSV: $CSV"

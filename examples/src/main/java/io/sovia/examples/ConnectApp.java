@@ -1,0 +1,72 @@
+package io.sovia.examples;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.Locale;
+
+/**
+ * Connection setup, a plain app unaware of Sovia: the client opens a connection, sends one byte, reads the echo
+ * and closes, over and over; the server accepts, echoes and closes each in turn.
+ *
+ * <pre>
+ *   ConnectApp server               prints PORT n; serves until killed
+ *   ConnectApp client PORT SECONDS  prints RESULT connect_us=.. (a third of the time warms up first, untimed)
+ * </pre>
+ */
+public final class ConnectApp {
+    private ConnectApp() {
+    }
+
+    public static void main(String[] args) throws IOException {
+        if (args.length == 1 && args[0].equals("server")) {
+            server();
+        } else if (args.length == 3 && args[0].equals("client")) {
+            client(Integer.parseInt(args[1]), Double.parseDouble(args[2]));
+        } else {
+            System.err.println("usage: ConnectApp server | client PORT SECONDS");
+            System.exit(2);
+        }
+    }
+
+    private static void server() throws IOException {
+        try (ServerSocket listener = new ServerSocket(0, 200, InetAddress.getLoopbackAddress())) {
+            System.out.println("PORT " + listener.getLocalPort());
+            System.out.flush();
+            while (true) {
+                try (Socket s = listener.accept()) {
+                    int b = s.getInputStream().read();
+                    if (b >= 0) {
+                        s.getOutputStream().write(b);
+                    }
+                }
+            }
+        }
+    }
+
+    private static void client(int port, double seconds) throws IOException {
+        connections(port, seconds / 3);
+        long start = System.nanoTime();
+        long n = connections(port, seconds);
+        System.out.printf(Locale.ROOT, "RESULT connect_us=%.1f connections=%d%n",
+                (System.nanoTime() - start) / 1e3 / n, n);
+    }
+
+    private static long connections(int port, double seconds) throws IOException {
+        long end = System.nanoTime() + (long) (seconds * 1e9);
+        long n = 0;
+        do {
+            try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+                s.getOutputStream().write(1);
+                InputStream in = s.getInputStream();
+                if (in.read() != 1) {
+                    throw new IOException("no echo");
+                }
+            }
+            n++;
+        } while (System.nanoTime() < end);
+        return n;
+    }
+}
