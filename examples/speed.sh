@@ -11,10 +11,10 @@
 #   sleeping  the same round trips with every wait sleeping (sovia.spin.micros=0)
 #   busy      round trips and a 64 KiB stream with a CPU-bound process on each core
 #   streams   one-way throughput (StreamApp) for write sizes SIZES through APIS (net: java.net streams, heap:
-#             Channels streams over a heap array, direct: a direct buffer)
+#             Channels streams over a heap array, direct: a direct buffer, file: FileChannel.transferTo)
 #   setup     connections opened, one byte each way, closed (ConnectApp)
 # Environment: SECONDS_PER_RUN (default 3), PINGS (default 100000), SIZES (default "64 4096 65536 1048576"),
-# APIS (default "heap direct net"), CSV (default speed.csv: section,pinning,api,size,agent,value,unit),
+# APIS (default "heap direct net file"), CSV (default speed.csv: section,pinning,api,size,agent,value,unit),
 # SKIP_BUILD=1, JAVA.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +23,7 @@ SECTIONS=${*:-rtt sleeping busy streams setup}
 RUN_SECONDS=${SECONDS_PER_RUN:-3}
 PINGS=${PINGS:-100000}
 SIZES=${SIZES:-64 4096 65536 1048576}
-APIS=${APIS:-heap direct net}
+APIS=${APIS:-heap direct net file}
 CSV=${CSV:-speed.csv}
 JAVA=${JAVA:-java}
 AGENT=$PWD/agent/target/sovia.jar

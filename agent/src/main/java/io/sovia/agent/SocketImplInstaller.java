@@ -48,7 +48,7 @@ final class SocketImplInstaller {
             throws Throwable {
         Field hook = null;
         try {
-            hook = HookHolder.define();
+            hook = HookHolder.define(SocketImpl.class, "java.net.SoviaSocketImplHook");
             hook.set(null, factory);
             installAdvice(inst, hook);
             SoviaSocketImplFactory.platformHooked(true);

@@ -54,6 +54,7 @@ public final class SoviaAgent {
         }
         installProvider();
         installSocketImpl(inst);
+        installFileTransfers(inst);
         if (SoviaConfig.pathAllowed("shm")) {
             NativeAccess.loadInBackground();
         }
@@ -99,6 +100,15 @@ public final class SoviaAgent {
             System.setProperty(PROVIDER_PROPERTY, SoviaSelectorProvider.class.getName());
         } catch (Throwable t) {
             SoviaLog.warn("NIO stays on the plain JDK", t);
+        }
+    }
+
+    private static void installFileTransfers(Instrumentation inst) {
+        try {
+            FileTransferInstaller.install(inst);
+        } catch (Throwable t) {
+            SoviaLog.warn("FileChannel transfers to and from Sovia channels go through the heap, as the JDK does "
+                    + "them for channels it does not know", t);
         }
     }
 

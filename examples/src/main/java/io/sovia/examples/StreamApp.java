@@ -9,8 +9,11 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Locale;
 
 /**
@@ -23,7 +26,8 @@ import java.util.Locale;
  *   StreamApp client PORT API SIZE SECONDS  prints RESULT api=.. size=.. MiBps=..
  * </pre>
  * API: {@code net} (java.net Socket streams over a heap array), {@code heap} (Channels streams over a blocking
- * SocketChannel, heap array), {@code direct} (SocketChannel.write of a direct buffer).
+ * SocketChannel, heap array), {@code direct} (SocketChannel.write of a direct buffer), {@code file}
+ * (FileChannel.transferTo of a temporary file of SIZE bytes, as file servers send).
  */
 public final class StreamApp {
     private StreamApp() {
@@ -35,7 +39,7 @@ public final class StreamApp {
         } else if (args.length == 5 && args[0].equals("client")) {
             client(Integer.parseInt(args[1]), args[2], Integer.parseInt(args[3]), Double.parseDouble(args[4]));
         } else {
-            System.err.println("usage: StreamApp server | client PORT net|heap|direct SIZE SECONDS");
+            System.err.println("usage: StreamApp server | client PORT net|heap|direct|file SIZE SECONDS");
             System.exit(2);
         }
     }
@@ -87,6 +91,7 @@ public final class StreamApp {
             Writer writer = switch (api) {
                 case "net", "heap" -> heap(out, size);
                 case "direct" -> direct(ch, size);
+                case "file" -> file(ch, size);
                 default -> throw new IllegalArgumentException("API " + api);
             };
             run(in, out, writer, size, seconds / 3);
@@ -110,6 +115,18 @@ public final class StreamApp {
             chunk.clear();
             while (chunk.hasRemaining()) {
                 ch.write(chunk);
+            }
+        };
+    }
+
+    private static Writer file(SocketChannel ch, int size) throws IOException {
+        Path path = Files.createTempFile("sovia-stream", ".bin");
+        path.toFile().deleteOnExit();
+        Files.write(path, new byte[size]);
+        FileChannel file = FileChannel.open(path);
+        return () -> {
+            for (long at = 0; at < size; ) {
+                at += file.transferTo(at, size - at, ch);
             }
         };
     }

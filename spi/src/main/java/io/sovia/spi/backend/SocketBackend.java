@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.net.SocketAddress;
 import java.net.SocketOption;
 import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.channels.SelectableChannel;
 import java.util.Set;
 
@@ -113,6 +115,64 @@ public interface SocketBackend {
 
     /** As {@code SocketChannel.write(ByteBuffer[], int, int)}. */
     long write(ByteBuffer[] srcs, int offset, int length) throws IOException;
+
+    /** How much of a file {@link #sendFile} maps at a time. */
+    long FILE_MAPPING = 8L << 20;
+    /** The largest read of {@link #receiveFile}, as the JDK's own transfer. */
+    int FILE_CHUNK = 8192;
+
+    /**
+     * {@code file.transferTo(position, count, channel)} with this connection as the target: the file's bytes
+     * mapped and written as {@link #write} writes (one copy, from the page cache into the link, where the JDK's
+     * transfer to a channel it does not know copies through a heap array); returns the bytes written.
+     */
+    default long sendFile(FileChannel file, long position, long count) throws IOException {
+        long end = position + Math.min(count, Math.max(0, file.size() - position));
+        long at = position;
+        while (at < end) {
+            MappedByteBuffer bytes = file.map(FileChannel.MapMode.READ_ONLY, at, Math.min(end - at, FILE_MAPPING));
+            while (bytes.hasRemaining() && write(bytes) > 0) {
+                // a blocking write takes everything; a non-blocking one what fits
+            }
+            at += bytes.position();
+            if (bytes.hasRemaining()) {
+                break;
+            }
+        }
+        return at - position;
+    }
+
+    /**
+     * {@code file.transferFrom(channel, position, count)} with this connection as the source, as the JDK's own
+     * transfer from a channel it does not know does it (nothing past the end of the file; else read, then write
+     * at the position, until {@code count} bytes, the end of the stream or a read that finds nothing), through a temporary direct buffer of the JDK's
+     * rather than a heap array.
+     */
+    default long receiveFile(FileChannel file, long position, long count) throws IOException {
+        if (position > file.size()) {
+            return 0; // FileChannel's rule: nothing is transferred past the end of the file
+        }
+        ByteBuffer buffer = sun.nio.ch.Util.getTemporaryDirectBuffer((int) Math.min(count, FILE_CHUNK));
+        try {
+            long done = 0;
+            while (done < count) {
+                buffer.clear().limit((int) Math.min(buffer.capacity(), count - done));
+                int read = read(buffer);
+                if (read <= 0) {
+                    break;
+                }
+                buffer.flip();
+                int written = file.write(buffer, position + done);
+                done += written;
+                if (written != read) {
+                    break;
+                }
+            }
+            return done;
+        } finally {
+            sun.nio.ch.Util.releaseTemporaryDirectBuffer(buffer);
+        }
+    }
 
     /** Sends one byte of TCP urgent data, as {@code Socket.sendUrgentData}. */
     void sendUrgentData(int data) throws IOException;

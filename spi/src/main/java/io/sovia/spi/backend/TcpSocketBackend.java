@@ -10,6 +10,7 @@ import java.net.SocketAddress;
 import java.net.SocketOption;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectableChannel;
+import java.nio.channels.FileChannel;
 import java.nio.channels.SocketChannel;
 import java.util.Map;
 import java.util.Set;
@@ -117,6 +118,17 @@ public final class TcpSocketBackend implements SocketBackend, SetupSocket {
     @Override
     public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
         return channel.write(srcs, offset, length);
+    }
+
+    /** The JDK's own transfer to its own channel: sendfile. */
+    @Override
+    public long sendFile(FileChannel file, long position, long count) throws IOException {
+        return file.transferTo(position, count, channel);
+    }
+
+    @Override
+    public long receiveFile(FileChannel file, long position, long count) throws IOException {
+        return file.transferFrom(channel, position, count);
     }
 
     @Override

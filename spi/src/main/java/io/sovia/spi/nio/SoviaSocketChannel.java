@@ -7,6 +7,7 @@ import io.sovia.spi.route.Upgrade;
 import io.sovia.spi.stats.SoviaStats;
 import io.sovia.spi.transport.PathKind;
 
+import java.nio.channels.FileChannel;
 import java.nio.channels.Selector;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -316,6 +317,18 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
         Objects.checkFromIndexSize(offset, length, srcs.length);
         ensureWritable();
         return sent(blocking(() -> backend.write(srcs, offset, length)));
+    }
+
+    /** {@code file.transferTo(position, count, this)}, for {@link FileTransfers}. */
+    long sendFile(FileChannel file, long position, long count) throws IOException {
+        ensureWritable();
+        return sent(blocking(() -> backend.sendFile(file, position, count)));
+    }
+
+    /** {@code file.transferFrom(this, position, count)}, for {@link FileTransfers}. */
+    long receiveFile(FileChannel file, long position, long count) throws IOException {
+        ensureReadable();
+        return received(blocking(() -> backend.receiveFile(file, position, count)));
     }
 
     void sendUrgentData(int data) throws IOException {
