@@ -28,13 +28,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * the service thread's credit waker); selectors and sleeping platform threads watch it in their own epoll, so a
  * ring wakes one thread, not also this one (which on two cores cost a second wake-up per ring, ~60 us). A nudge
  * (a writer blocked for credit makes the reader's side poll) whose doorbell byte nobody reads is answered within
- * a second, when this agent looks for the requests the rings carry.
+ * {@value #NUDGE_LOOK_MILLIS} ms, when this agent looks for the requests the rings carry (a flag each, in shared
+ * memory: a look at a thousand connections costs about a microsecond).
  */
 final class ShmDoorbells implements Agent {
     /** The agent sleeps in epoll, never in its idle strategy. */
     private static final IdleStrategy NO_IDLE = new NoOpIdleStrategy();
     /** How often the listeners' hellos are swept (ShmListener.sweepAll). */
     private static final int SWEEP_MILLIS = 1000;
+    /** How often, while connections are watched, the rings are looked at for nudges nobody read. */
+    private static final int NUDGE_LOOK_MILLIS = 100;
     /** The epoll data of the eventfd that wakes the agent to stop; connections count from 1. */
     private static final long WAKE = 0;
     private static final int PEER_GONE = NativeOs.EPOLLRDHUP | NativeOs.EPOLLHUP | NativeOs.EPOLLERR;
@@ -107,19 +110,19 @@ final class ShmDoorbells implements Agent {
     }
 
     /**
-     * Sleeps in epoll until a watched socket needs an answer, the agent must stop, or a sweep (hellos, selectors of
-     * ended threads, nudges nobody read) is due.
+     * Sleeps in epoll until a watched socket needs an answer, the agent must stop, a look for nudges nobody read is
+     * due, or a sweep (hellos, selectors of ended threads).
      */
     @Override
     public int doWork() throws IOException {
-        int n = os.epollWait(epoll, readyData, readyEvents, SWEEP_MILLIS);
+        int n = os.epollWait(epoll, readyData, readyEvents, watched.isEmpty() ? SWEEP_MILLIS : NUDGE_LOOK_MILLIS);
         long now = System.nanoTime();
         if (now - nextSweep >= 0) {
             nextSweep = now + SWEEP_MILLIS * 1_000_000L;
             ShmListener.sweepAll();
             DoorbellSleep.releaseEnded();
-            watched.values().forEach(w -> w.link.pollIfWanted());
         }
+        watched.values().forEach(w -> w.link.pollIfWanted());
         for (int i = 0; i < n; i++) {
             if (readyData[i] == WAKE) {
                 os.eventfdClear(wakeFd);

@@ -72,6 +72,19 @@ public interface Link {
     default void nudge() {
     }
 
+    /**
+     * This end's writer waits for window credit: a hint the peer's engine reads on its next read
+     * ({@link #takeCreditWanted()}), to announce its window at once rather than at half its buffer, as a kernel
+     * announces the room an app's read made. Links without shared state ignore it.
+     */
+    default void creditWanted() {
+    }
+
+    /** Whether the peer's writer waits for credit (see {@link #creditWanted()}), taking the hint. */
+    default boolean takeCreditWanted() {
+        return false;
+    }
+
     /** Sets what runs on this end when the peer {@linkplain #nudge() nudges}; it must not block. */
     default void onNudge(Runnable poll) {
     }

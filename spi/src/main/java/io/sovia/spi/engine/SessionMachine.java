@@ -143,6 +143,9 @@ final class SessionMachine {
     private int endRead(int n) throws IOException {
         if (n > 0) {
             receiver.consumed(n);
+            if (link.takeCreditWanted()) {
+                receiver.ackAtOnce();
+            }
             sendWindowUpdate();
             return n;
         }

@@ -224,6 +224,7 @@ final class SessionSender {
                     retransmitter.windowClosed(clock.getAsLong());
                 }
                 nagleDeadline = 0; // waiting for credit now, not for the timer
+                link.creditWanted();
                 stall();
                 return false;
             }

@@ -9,6 +9,7 @@ import java.nio.ByteOrder;
 
 import static io.sovia.spi.link.FrameRingDescriptor.ARMED;
 import static io.sovia.spi.link.FrameRingDescriptor.CONSUMER_CLOSED;
+import static io.sovia.spi.link.FrameRingDescriptor.CREDIT_WANTED;
 import static io.sovia.spi.link.FrameRingDescriptor.HEAD;
 import static io.sovia.spi.link.FrameRingDescriptor.POLL_WANTED;
 import static io.sovia.spi.link.FrameRingDescriptor.PRODUCER_CLOSED;
@@ -214,6 +215,17 @@ public final class FrameRing {
         VarHandle.fullFence();
         return (int) INTS.getVolatile(buffer, capacity + SPACE_WANTED) != 0
                 && (int) INTS.getAndSet(buffer, capacity + SPACE_WANTED, 0) != 0;
+    }
+
+    /** Producer: tells the consumer's engine that its writer waits for window credit. */
+    public void wantCredit() {
+        INTS.setRelease(buffer, capacity + CREDIT_WANTED, 1);
+    }
+
+    /** Consumer: whether the producer's writer waits for credit, taking the request; cheap when it does not. */
+    public boolean takeCreditWanted() {
+        return (int) INTS.getVolatile(buffer, capacity + CREDIT_WANTED) != 0
+                && (int) INTS.getAndSet(buffer, capacity + CREDIT_WANTED, 0) != 0;
     }
 
     /** Producer: asks the consumer's side to poll although nobody there calls (a nudge). */

@@ -18,6 +18,7 @@ package io.sovia.spi.link;
  *   | producer closed: int | consumer closed: int |     |
  *   | poll wanted: int, 1 = producer nudged the consumer  |  capacity + 200
  *   | space wanted: int, 1 = producer waits for room      |  capacity + 204
+ *   | credit wanted: int, 1 = producer waits for window   |  capacity + 208
  *   +---------------------------------------------------+  capacity + 256 = total length
  * </pre>
  * Positions only grow; index = position &amp; (capacity - 1). A record never wraps: when it would not fit
@@ -37,6 +38,7 @@ public final class FrameRingDescriptor {
     public static final int CONSUMER_CLOSED = 196;
     public static final int POLL_WANTED = 200;
     public static final int SPACE_WANTED = 204;
+    public static final int CREDIT_WANTED = 208;
     /** Bytes after the record area. */
     public static final int TRAILER_LENGTH = 256;
 

@@ -163,6 +163,16 @@ public final class RingLink implements Link {
     }
 
     @Override
+    public void creditWanted() {
+        out.wantCredit();
+    }
+
+    @Override
+    public boolean takeCreditWanted() {
+        return in.takeCreditWanted();
+    }
+
+    @Override
     public void onNudge(Runnable poll) {
         this.nudged = poll;
     }
