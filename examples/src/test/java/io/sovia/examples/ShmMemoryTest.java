@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,8 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * What shared memory an shm connection holds: a thousand idle connections (each after a few hundred small
  * request/response rounds, default ring size) fit in 128 MiB, and once closed their memory is back at once, not
- * when both JVMs' collectors get to the mappings. Measured as the host's {@code Shmem} in /proc/meminfo (memory
- * files count there, mapped or not), so other processes' churn is in the figure too; the bounds leave room for it.
+ * when both JVMs' collectors get to the mappings. Measured as the blocks allocated to the segments both JVMs map
+ * (each memory file once, through /proc/PID/map_files), so no other process's memory counts.
  */
 class ShmMemoryTest {
     private static final int CONNECTIONS = 1000;
@@ -30,11 +34,11 @@ class ShmMemoryTest {
     void aThousandIdleConnectionsFitIn128MiBAndClosingGivesItBack() throws Exception {
         try (ForkedJvm server = ForkedJvm.start(dir, "server", agent("server"), ManyEchoApp.class, "server")) {
             int port = server.awaitPort(Duration.ofSeconds(60));
-            long before = shmem();
             try (ForkedJvm client = ForkedJvm.start(dir, "client", agent("client"), IdleClient.class,
                     String.valueOf(port), String.valueOf(CONNECTIONS), "300", "200")) {
                 client.awaitLine("HELD " + CONNECTIONS, Duration.ofSeconds(150));
-                long held = shmem() - before;
+                List<Long> pids = List.of(server.pid(), client.pid());
+                long held = segmentBytes(pids);
                 System.out.printf("%d idle shm connections hold %.1f MiB of shared memory (%.1f KiB each)%n",
                         CONNECTIONS, held / 1048576.0, held / 1024.0 / CONNECTIONS);
                 assertTrue(held < BUDGET, () -> CONNECTIONS + " idle connections hold " + held + " bytes");
@@ -42,10 +46,10 @@ class ShmMemoryTest {
                 client.process().getOutputStream().flush();
                 client.awaitLine("CLOSED", Duration.ofSeconds(60));
                 long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-                long left = shmem() - before;
-                while (left > (8L << 20) && System.nanoTime() < deadline) {
+                long left = segmentBytes(pids);
+                while (left > 0 && System.nanoTime() < deadline) {
                     Thread.sleep(200);
-                    left = shmem() - before;
+                    left = segmentBytes(pids);
                 }
                 long remaining = left;
                 System.out.printf("after closing them: %.1f MiB%n", remaining / 1048576.0);
@@ -64,13 +68,31 @@ class ShmMemoryTest {
         return ForkedJvm.Options.agent(dir.resolve(name + ".json"));
     }
 
-    /** The host's shared memory, memory files included (/proc/meminfo {@code Shmem}), in bytes. */
-    private static long shmem() throws IOException {
-        for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
-            if (line.startsWith("Shmem:")) {
-                return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+    /**
+     * Bytes allocated to the Sovia segments that {@code pids} map: each memory file counted once (by inode), with
+     * the blocks its pages hold (a page never touched, or freed, holds none; stat(1) reads them, Java cannot).
+     */
+    private static long segmentBytes(List<Long> pids) throws IOException, InterruptedException {
+        Map<Long, Long> blocksByInode = new HashMap<>();
+        for (long pid : pids) {
+            List<String> command = new ArrayList<>(List.of("stat", "-L", "-c", "%i %b"));
+            for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/maps"))) {
+                if (line.contains("/memfd:sovia-segment")) {
+                    command.add("/proc/" + pid + "/map_files/" + line.substring(0, line.indexOf(' ')));
+                }
             }
+            if (command.size() == 4) {
+                continue;
+            }
+            Process stat = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            for (String line : new String(stat.getInputStream().readAllBytes()).split("\n")) {
+                String[] inodeAndBlocks = line.trim().split(" ");
+                if (inodeAndBlocks.length == 2) {
+                    blocksByInode.put(Long.parseLong(inodeAndBlocks[0]), Long.parseLong(inodeAndBlocks[1]));
+                }
+            }
+            stat.waitFor(); // a mapping collected meanwhile makes stat fail for that one path only
         }
-        throw new IOException("no Shmem line in /proc/meminfo");
+        return blocksByInode.values().stream().mapToLong(Long::longValue).sum() * 512;
     }
 }
