@@ -1,11 +1,10 @@
 package io.sovia.shm;
 
+import io.sovia.spi.config.SoviaLog;
+import io.sovia.spi.jdk.JdkNio;
 import io.sovia.spi.link.FrameRing;
 import io.sovia.spi.os.NativeAccess;
 import io.sovia.spi.os.NativeOs;
-
-import io.sovia.spi.config.SoviaLog;
-import io.sovia.spi.jdk.JdkNio;
 
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;

@@ -75,7 +75,6 @@ public final class RingLink implements Link {
         return true;
     }
 
-
     @Override
     public int claim(int length) {
         return out.claim(length);
