@@ -47,7 +47,6 @@ class FileTransferIT extends SoviaTestBase {
                 Io.writeFully(pair.client(), ByteBuffer.wrap(Io.pattern(0, SIZE)));
                 return null;
             });
-            assertEquals(0, out.transferFrom(pair.accepted(), 1, SIZE), "nothing lands past the end of the file");
             out.write(ByteBuffer.allocate(77));
             long received = 0;
             while (received < SIZE) {
@@ -59,6 +58,29 @@ class FileTransferIT extends SoviaTestBase {
             byte[] written = Files.readAllBytes(file);
             assertEquals(77 + SIZE, written.length);
             assertArrayEquals(Io.pattern(0, SIZE), Arrays.copyOfRange(written, 77, written.length));
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    /** Before JDK 21 nothing is transferred past the end of the file; from JDK 21 on the file grows (JDK-8303260). */
+    @TransportTest
+    void aTransferFromPastTheEndOfTheFileFollowsTheRunningJdk(Transport transport) throws Exception {
+        Path file = Files.createTempFile("sovia-transfer", ".bin");
+        try (NioPair pair = NioPair.open(transport);
+             FileChannel out = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            Io.writeFully(pair.client(), ByteBuffer.wrap(Io.pattern(0, 100)));
+            long moved = out.transferFrom(pair.accepted(), 10, 100);
+            if (Runtime.version().feature() < 21) {
+                assertEquals(0, moved, "nothing lands past the end of the file");
+                assertEquals(0, out.size());
+            } else {
+                assertEquals(100, moved, "a blocking source gives bytes until the count");
+                assertEquals(110, out.size());
+                ByteBuffer landed = ByteBuffer.allocate(100);
+                out.read(landed, 10);
+                assertArrayEquals(Io.pattern(0, 100), landed.array());
+            }
         } finally {
             Files.deleteIfExists(file);
         }

@@ -120,6 +120,8 @@ public interface SocketBackend {
     long FILE_MAPPING = 8L << 20;
     /** The largest read of {@link #receiveFile}, as the JDK's own transfer. */
     int FILE_CHUNK = 8192;
+    /** Whether {@code transferFrom} may write past the end of the file, extending it: JDK 21 on (JDK-8303260). */
+    boolean RECEIVE_PAST_END = Runtime.version().feature() >= 21;
 
     /**
      * {@code file.transferTo(position, count, channel)} with this connection as the target: the file's bytes
@@ -144,13 +146,13 @@ public interface SocketBackend {
 
     /**
      * {@code file.transferFrom(channel, position, count)} with this connection as the source, as the JDK's own
-     * transfer from a channel it does not know does it (nothing past the end of the file; else read, then write
-     * at the position, until {@code count} bytes, the end of the stream or a read that finds nothing), through a temporary direct buffer of the JDK's
+     * transfer from a channel it does not know does it (nothing past the end of the file before JDK 21; else read,
+     * then write at the position, until {@code count} bytes, the end of the stream or a read that finds nothing), through a temporary direct buffer of the JDK's
      * rather than a heap array.
      */
     default long receiveFile(FileChannel file, long position, long count) throws IOException {
-        if (position > file.size()) {
-            return 0; // FileChannel's rule: nothing is transferred past the end of the file
+        if (position > file.size() && !RECEIVE_PAST_END) {
+            return 0; // FileChannel's rule before JDK 21: nothing is transferred past the end of the file
         }
         ByteBuffer buffer = sun.nio.ch.Util.getTemporaryDirectBuffer((int) Math.min(count, FILE_CHUNK));
         try {
