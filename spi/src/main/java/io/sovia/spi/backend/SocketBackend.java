@@ -6,6 +6,8 @@ import java.nio.channels.Selector;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.net.SocketOption;
+import org.agrona.IoUtil;
+
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
@@ -116,28 +118,55 @@ public interface SocketBackend {
     /** As {@code SocketChannel.write(ByteBuffer[], int, int)}. */
     long write(ByteBuffer[] srcs, int offset, int length) throws IOException;
 
-    /** How much of a file {@link #sendFile} maps at a time. */
+    /**
+     * How much of a file {@link #sendFile} maps at a time; the least transfer it maps (below, page faults and
+     * unmapping cost more than a read into a buffer); its largest read otherwise.
+     */
     long FILE_MAPPING = 8L << 20;
+    long FILE_MAPPED = 4L << 20;
+    int FILE_READ = 256 * 1024;
     /** The largest read of {@link #receiveFile}, as the JDK's own transfer. */
     int FILE_CHUNK = 8192;
     /** Whether {@code transferFrom} may write past the end of the file, extending it: JDK 21 on (JDK-8303260). */
     boolean RECEIVE_PAST_END = Runtime.version().feature() >= 21;
 
     /**
-     * {@code file.transferTo(position, count, channel)} with this connection as the target: the file's bytes
-     * mapped and written as {@link #write} writes (one copy, from the page cache into the link, where the JDK's
-     * transfer to a channel it does not know copies through a heap array); returns the bytes written.
+     * {@code file.transferTo(position, count, channel)} with this connection as the target, without the heap copy of
+     * the JDK's transfer to a channel it does not know: a transfer of {@value #FILE_MAPPED} bytes or more is
+     * mapped and written as {@link #write} writes (one copy, from the page cache into the link), each mapping
+     * unmapped once written, as the JDK does; a smaller one is read into the JDK's temporary direct buffers first,
+     * as the faults and unmapping of a small mapping cost more than copying it. Returns the bytes written.
      */
     default long sendFile(FileChannel file, long position, long count) throws IOException {
         long end = position + Math.min(count, Math.max(0, file.size() - position));
         long at = position;
         while (at < end) {
-            MappedByteBuffer bytes = file.map(FileChannel.MapMode.READ_ONLY, at, Math.min(end - at, FILE_MAPPING));
-            while (bytes.hasRemaining() && write(bytes) > 0) {
-                // a blocking write takes everything; a non-blocking one what fits
+            ByteBuffer bytes;
+            if (end - position >= FILE_MAPPED) {
+                bytes = file.map(FileChannel.MapMode.READ_ONLY, at, Math.min(end - at, FILE_MAPPING));
+            } else {
+                bytes = sun.nio.ch.Util.getTemporaryDirectBuffer((int) Math.min(end - at, FILE_READ));
+                if (file.read(bytes, at) <= 0) {
+                    sun.nio.ch.Util.releaseTemporaryDirectBuffer(bytes);
+                    break;
+                }
+                bytes.flip();
             }
-            at += bytes.position();
-            if (bytes.hasRemaining()) {
+            boolean partial;
+            try {
+                while (bytes.hasRemaining() && write(bytes) > 0) {
+                    // a blocking write takes everything; a non-blocking one what fits
+                }
+                at += bytes.position();
+                partial = bytes.hasRemaining();
+            } finally {
+                if (bytes instanceof MappedByteBuffer mapped) {
+                    IoUtil.unmap(mapped);
+                } else {
+                    sun.nio.ch.Util.releaseTemporaryDirectBuffer(bytes);
+                }
+            }
+            if (partial) {
                 break;
             }
         }
