@@ -128,8 +128,12 @@ for section in $SECTIONS; do
           "$(pings "$2" "$3" "$api" yes "${flags[@]}")" no
       done
       if [ "$section" = rtt ]; then
-        row "$section" "$1" unix-vs-ring 64 "rtt_us" "$(reference UnixSocketPing "$OUT/uds.sock" "$2" "$3")" \
-          "$(reference BareRingPing "/dev/shm/sovia-bare-$$" "$2" "$3")" no
+        unix=$(reference UnixSocketPing "$OUT/uds.sock" "$2" "$3")
+        ring=$(reference BareRingPing "/dev/shm/sovia-bare-$$" "$2" "$3")
+        printf '%-9s %-15s %-9s %8s %12s %12s %8s  %s\n' rtt "$1" "unix|ring" 64 "$unix" "$ring" - \
+          "rtt_us of the references: a UNIX domain socket | the bare shared-memory ring"
+        echo "rtt,$1,unix-socket,64,reference,$unix,rtt_us" >>"$CSV"
+        echo "rtt,$1,bare-ring,64,reference,$ring,rtt_us" >>"$CSV"
       fi
     done
     ;;

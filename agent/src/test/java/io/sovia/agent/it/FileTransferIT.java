@@ -86,6 +86,26 @@ class FileTransferIT extends SoviaTestBase {
         }
     }
 
+    /** A file server's small transfers, more of them than a process may hold mappings (65,530 by default). */
+    @TransportTest
+    void manySmallTransfersInARow(Transport transport) throws Exception {
+        int transfers = 100_000;
+        Path file = file(64);
+        try (NioPair pair = NioPair.open(transport); FileChannel in = FileChannel.open(file)) {
+            Async<byte[]> reader = Async.start("reader", () -> Io.readFully(pair.accepted(), transfers * 64));
+            for (int i = 0; i < transfers; i++) {
+                for (long at = 0; at < 64; ) {
+                    at += in.transferTo(at, 64 - at, pair.client());
+                }
+            }
+            byte[] received = reader.get();
+            byte[] one = Io.pattern(0, 64);
+            for (int i = 0; i < transfers; i++) {
+                assertArrayEquals(one, Arrays.copyOfRange(received, i * 64, i * 64 + 64), "transfer " + i);
+            }
+        }
+    }
+
     @TransportTest
     void aNonBlockingTargetTakesWhatFits(Transport transport) throws Exception {
         Path file = file(SIZE * 4);
