@@ -23,13 +23,6 @@ final class FileTransferAdvice {
                             @Advice.Argument(2) Object target, @Hook Function<Object[], Object> hook) {
             return hook == null ? null : hook.apply(new Object[] {file, position, count, target, Boolean.TRUE});
         }
-
-        @Advice.OnMethodExit
-        static void exit(@Advice.Enter Object moved, @Advice.Return(readOnly = false) long returned) {
-            if (moved != null) {
-                returned = (Long) moved;
-            }
-        }
     }
 
     /** {@code transferFrom(ReadableByteChannel src, long position, long count)}. */
@@ -41,6 +34,12 @@ final class FileTransferAdvice {
         static Object enter(@Advice.This Object file, @Advice.Argument(0) Object source, @Advice.Argument(1) long position,
                             @Advice.Argument(2) long count, @Hook Function<Object[], Object> hook) {
             return hook == null ? null : hook.apply(new Object[] {file, position, count, source, Boolean.FALSE});
+        }
+    }
+
+    /** The exit of both: what Sovia moved, if it took the transfer, is what the method returns. */
+    static final class Moved {
+        private Moved() {
         }
 
         @Advice.OnMethodExit

@@ -1,14 +1,12 @@
 package io.sovia.agent;
 
 import io.sovia.spi.nio.FileTransfers;
-import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
 
 import java.lang.instrument.Instrumentation;
 import java.lang.reflect.Field;
 
 import static net.bytebuddy.matcher.ElementMatchers.named;
-import static net.bytebuddy.matcher.ElementMatchers.none;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 /**
@@ -26,24 +24,16 @@ final class FileTransferInstaller {
     static void install(Instrumentation inst) throws Throwable {
         Field hook = HookHolder.define(Class.forName(FILE_CHANNEL), "sun.nio.ch.SoviaTransferHook");
         hook.set(null, new FileTransfers());
-        Advice to = Advice.withCustomMapping().bind(Hook.class, hook).to(FileTransferAdvice.To.class);
-        Advice from = Advice.withCustomMapping().bind(Hook.class, hook).to(FileTransferAdvice.From.class);
+        Advice to = Advice.withCustomMapping().bind(Hook.class, hook)
+                .to(FileTransferAdvice.To.class, FileTransferAdvice.Moved.class);
+        Advice from = Advice.withCustomMapping().bind(Hook.class, hook)
+                .to(FileTransferAdvice.From.class, FileTransferAdvice.Moved.class);
         try {
-            new AgentBuilder.Default()
-                    .disableClassFormatChanges()
-                    .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
-                    .with(AgentBuilder.TypeStrategy.Default.REDEFINE)
-                    .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
-                    .with(AgentBuilder.RedefinitionStrategy.Listener.ErrorEscalating.FAIL_FAST)
-                    .ignore(none())
-                    .type(named(FILE_CHANNEL))
-                    .transform((builder, type, loader, module, domain) -> builder
-                            .visit(to.on(named("transferTo").and(takesArguments(3))))
-                            .visit(from.on(named("transferFrom").and(takesArguments(3)))))
-                    .installOn(inst);
-        } catch (Throwable t) {
+            JdkAdvice.install(inst, FILE_CHANNEL, to.on(named("transferTo").and(takesArguments(3))),
+                    from.on(named("transferFrom").and(takesArguments(3))));
+        } catch (RuntimeException | Error e) {
             hook.set(null, null);
-            throw t;
+            throw e;
         }
     }
 }

@@ -3,7 +3,6 @@ package io.sovia.agent;
 import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.config.SoviaLog;
 import io.sovia.spi.net.SoviaSocketImplFactory;
-import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
 
 import java.lang.instrument.Instrumentation;
@@ -14,7 +13,6 @@ import java.net.Socket;
 import java.net.SocketImpl;
 
 import static net.bytebuddy.matcher.ElementMatchers.named;
-import static net.bytebuddy.matcher.ElementMatchers.none;
 
 /**
  * Routes {@code java.net.Socket} and {@code ServerSocket} through Sovia's SocketImpl.
@@ -72,17 +70,7 @@ final class SocketImplInstaller {
 
     private static void installAdvice(Instrumentation inst, Field hook) throws Throwable {
         Advice advice = Advice.withCustomMapping().bind(Hook.class, hook).to(CreatePlatformSocketImplAdvice.class);
-        new AgentBuilder.Default()
-                .disableClassFormatChanges()
-                .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
-                .with(AgentBuilder.TypeStrategy.Default.REDEFINE)
-                .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
-                .with(AgentBuilder.RedefinitionStrategy.Listener.ErrorEscalating.FAIL_FAST)
-                .ignore(none())
-                .type(named("java.net.SocketImpl"))
-                .transform((builder, type, loader, module, domain) ->
-                        builder.visit(advice.on(named("createPlatformSocketImpl"))))
-                .installOn(inst);
+        JdkAdvice.install(inst, "java.net.SocketImpl", advice.on(named("createPlatformSocketImpl")));
         verify();
     }
 

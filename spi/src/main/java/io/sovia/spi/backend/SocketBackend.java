@@ -1,17 +1,16 @@
 package io.sovia.spi.backend;
 
 import io.sovia.spi.transport.PathKind;
+import org.agrona.IoUtil;
 
-import java.nio.channels.Selector;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.net.SocketOption;
-import org.agrona.IoUtil;
-
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SelectableChannel;
+import java.nio.channels.Selector;
 import java.util.Set;
 
 /**
@@ -176,8 +175,8 @@ public interface SocketBackend {
     /**
      * {@code file.transferFrom(channel, position, count)} with this connection as the source, as the JDK's own
      * transfer from a channel it does not know does it (nothing past the end of the file before JDK 21; else read,
-     * then write at the position, until {@code count} bytes, the end of the stream or a read that finds nothing), through a temporary direct buffer of the JDK's
-     * rather than a heap array.
+     * then write at the position, until {@code count} bytes, the end of the stream or a read that finds nothing),
+     * through a temporary direct buffer of the JDK's rather than a heap array.
      */
     default long receiveFile(FileChannel file, long position, long count) throws IOException {
         if (position > file.size() && !RECEIVE_PAST_END) {

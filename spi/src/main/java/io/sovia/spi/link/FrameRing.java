@@ -202,8 +202,7 @@ public final class FrameRing {
      */
     public boolean takeArmed() {
         VarHandle.fullFence();
-        return (int) INTS.getVolatile(buffer, capacity + ARMED) != 0
-                && (int) INTS.getAndSet(buffer, capacity + ARMED, 0) != 0;
+        return takeFlag(ARMED);
     }
 
     /**
@@ -213,8 +212,7 @@ public final class FrameRing {
      */
     public boolean takeSpaceWanted() {
         VarHandle.fullFence();
-        return (int) INTS.getVolatile(buffer, capacity + SPACE_WANTED) != 0
-                && (int) INTS.getAndSet(buffer, capacity + SPACE_WANTED, 0) != 0;
+        return takeFlag(SPACE_WANTED);
     }
 
     /** Producer: tells the consumer's engine that its writer waits for window credit. */
@@ -224,8 +222,7 @@ public final class FrameRing {
 
     /** Consumer: whether the producer's writer waits for credit, taking the request; cheap when it does not. */
     public boolean takeCreditWanted() {
-        return (int) INTS.getVolatile(buffer, capacity + CREDIT_WANTED) != 0
-                && (int) INTS.getAndSet(buffer, capacity + CREDIT_WANTED, 0) != 0;
+        return takeFlag(CREDIT_WANTED);
     }
 
     /** Producer: asks the consumer's side to poll although nobody there calls (a nudge). */
@@ -235,8 +232,13 @@ public final class FrameRing {
 
     /** Consumer: whether the producer asked for a poll since the last call; clears the request. */
     public boolean takePollWanted() {
-        return (int) INTS.getVolatile(buffer, capacity + POLL_WANTED) != 0
-                && (int) INTS.getAndSet(buffer, capacity + POLL_WANTED, 0) != 0;
+        return takeFlag(POLL_WANTED);
+    }
+
+    /** Clears the flag at {@code offset} in the trailer; whether it was set. A plain read first: mostly it is not. */
+    private boolean takeFlag(int offset) {
+        return (int) INTS.getVolatile(buffer, capacity + offset) != 0
+                && (int) INTS.getAndSet(buffer, capacity + offset, 0) != 0;
     }
 
     public void producerClosed() {
