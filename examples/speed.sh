@@ -13,13 +13,17 @@
 #   streams   one-way throughput (StreamApp) for write sizes SIZES through APIS (net: java.net streams, heap:
 #             Channels streams over a heap array, direct: a direct buffer, file: FileChannel.transferTo)
 #   setup     connections opened, one byte each way, closed (ConnectApp)
-# Environment: SECONDS_PER_RUN (default 3), PINGS (default 100000), SIZES (default "64 4096 65536 1048576"),
+#   ftp       SOVIA's FTP experiment (FtpBench: Apache FtpServer and commons-net): files of 19,090,223 and
+#             145,864,380 bytes from RAM to RAM (a directory in /dev/shm, removed after), STOR and RETR in
+#             passive and active mode, FTP_ROUNDS times each (default 4); MB/s averaged over all rounds but the
+#             first, which the JIT's warm-up dominates
+# Environment: SECONDS_PER_RUN (default 3), PINGS (default 100000), SIZES (default "64 4096 65536 1048576"), FTP_ROUNDS,
 # APIS (default "heap direct net file"), CSV (default speed.csv: section,pinning,api,size,agent,value,unit),
 # SKIP_BUILD=1, JAVA.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-SECTIONS=${*:-rtt sleeping busy streams setup}
+SECTIONS=${*:-rtt sleeping busy streams setup ftp}
 RUN_SECONDS=${SECONDS_PER_RUN:-3}
 PINGS=${PINGS:-100000}
 SIZES=${SIZES:-64 4096 65536 1048576}
@@ -30,10 +34,11 @@ AGENT=$PWD/agent/target/sovia.jar
 CP=$PWD/examples/target/classes
 OUT=$(mktemp -d)
 HOGS=()
+FTP_DIR=/dev/shm/sovia-ftpbench-$$
 cleanup() {
   for h in "${HOGS[@]}"; do kill "$h" 2>/dev/null || true; done
   jobs -p | xargs -r kill 2>/dev/null || true
-  rm -rf "$OUT"
+  rm -rf "$OUT" "$FTP_DIR"
 }
 trap cleanup EXIT
 
@@ -184,6 +189,45 @@ for section in $SECTIONS; do
       done
       row setup "$1" net 1 "us/connection" "${figures[@]}" no
     done
+    ;;
+  ftp)
+    mvn -B -q dependency:build-classpath -pl examples -Dsovia.examples.standalone -Dmdep.outputFile="$OUT/ftp.cp"
+    FTP_CP=$CP:$(cat "$OUT/ftp.cp")
+    mkdir -p "$FTP_DIR/home" "$FTP_DIR/client"
+    for size in 19090223 145864380; do
+      head -c "$size" /dev/urandom >"$FTP_DIR/client/file.bin"
+      for pin in "${PINNINGS[@]}"; do
+        set -- $pin
+        for agent in no yes; do
+          flags=()
+          [ "$agent" = yes ] && flags=(-javaagent:"$AGENT")
+          rm -f "$OUT/port"
+          mkfifo "$OUT/ftp.in"
+          taskset -c "$2" "$JAVA" "${flags[@]}" -cp "$FTP_CP" io.sovia.examples.FtpBench server "$FTP_DIR/home" \
+            <"$OUT/ftp.in" >"$OUT/port" 2>"$OUT/server.err" &
+          SERVER=$!
+          exec 7>"$OUT/ftp.in"
+          for _ in $(seq 100); do grep -q PORT "$OUT/port" 2>/dev/null && break; sleep 0.1; done
+          taskset -c "$3" "$JAVA" "${flags[@]}" -cp "$FTP_CP" io.sovia.examples.FtpBench client \
+            "$(sed -n 's/^PORT //p' "$OUT/port")" "$FTP_DIR/client/file.bin" "${FTP_ROUNDS:-4}" >"$OUT/ftp.$agent"
+          exec 7>&-
+          wait "$SERVER"
+          rm -f "$OUT/ftp.in"
+          grep -q verified "$OUT/ftp.$agent" || { echo "FTP transfer failed" >&2; exit 1; }
+        done
+        for op in STOR RETR; do
+          for mode in passive active; do
+            figures=()
+            for agent in no yes; do
+              figures+=("$(awk -v op=$op -v mode=$mode '$0 ~ "mode=" mode " op=" op " " && $0 !~ "round=1 " {
+                split($6, v, "="); sum += v[2]; n++ } END { if (n) printf "%.1f", sum / n }' "$OUT/ftp.$agent")")
+            done
+            row ftp "$1" "$op-$mode" "$size" "MB/s" "${figures[@]}" yes
+          done
+        done
+      done
+    done
+    rm -rf "$FTP_DIR"
     ;;
   *)
     echo "unknown section $section" >&2

@@ -9,12 +9,19 @@ import io.sovia.spi.transport.PathKind;
 import java.net.InetSocketAddress;
 import java.net.SocketOption;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 /**
  * The one place where the engine is built above a transport's {@link Link}, whatever the transport:
  * the client's and the server's {@link Session} and the {@link SessionBackend} a socket runs on.
  */
 public final class Sessions {
+    /**
+     * One clock object for every session: each {@code System::nanoTime} written out is a class of its own, and
+     * engine code that met two of them (a JVM that both connects and accepts) was compiled again for each.
+     */
+    private static final LongSupplier CLOCK = System::nanoTime;
+
     private Sessions() {
     }
 
@@ -25,14 +32,14 @@ public final class Sessions {
      * @throws IllegalArgumentException when the {@code sovia.*} engine settings are invalid
      */
     public static Session client(Link link, BufferSizes sizes) {
-        Session session = new Session(link, sizes.applyTo(SoviaConfig.session()), System::nanoTime);
+        Session session = new Session(link, sizes.applyTo(SoviaConfig.session()), CLOCK);
         session.connect();
         return session;
     }
 
     /** The server's session on a claimed link: answers the client's SYN, which is already there. */
     public static Session server(Link link, BufferSizes sizes) {
-        Session session = new Session(link, sizes.applyTo(SoviaConfig.session()), System::nanoTime);
+        Session session = new Session(link, sizes.applyTo(SoviaConfig.session()), CLOCK);
         session.listen();
         session.poll();
         return session;

@@ -1,43 +1,46 @@
 package io.sovia.spi.engine;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Whether a waiting thread may spin: only while a core is free. A spinner on a core that another runnable thread
  * wants only delays it (with a CPU-bound process on each core, a yield hands the core away for a whole time slice,
  * milliseconds), and it spends the scheduler's credit that would let its wake-up preempt such a process, as TCP's
- * sleepers do: 64-byte round trips took 2.3 ms against TCP's 0.1 ms while spinning, 0.6 ms sleeping.
+ * sleepers do: 64-byte round trips took 2.3 ms against TCP's 0.1 ms while spinning, 0.6 ms sleeping. Even a spin
+ * whose yields look free builds up that debt under such a process (2.9 ms round trips when spins were let through
+ * until a yield gave the core away).
  *
- * <p>Waits look at most every {@value #LOOK_MILLIS} ms at the kernel's CPU pressure ({@code /proc/pressure/cpu}: the
- * time some runnable thread waited for a CPU) and skip their spin while, since the previous look, threads waited for
- * a CPU more than {@value #BUSY_PERCENT}% of the time: cores are then not free. Where the kernel has no pressure
- * information, they look at its runnable threads instead (the fourth field of {@code /proc/loadavg}, the looking
- * thread one of them) and skip their spin while two looks in a row found more of them than cores; that snapshot
- * also counts a compiler or GC thread passing by, which made a reader streaming across two otherwise idle cores
- * sleep at most of its waits, and so its writer ring at most of its writes. A spin whose yield gave its core away
- * ({@link SpinYield}) ends on its own.
+ * <p>Waits look at most every {@value #LOOK_MILLIS} ms at the free CPU time since the previous look: the time the
+ * CPUs were idle (the first line of {@code /proc/stat}) plus the time waits of this process spun without their
+ * yields giving the core away ({@link #spun}); a spinner keeps its core from idling, yet the core is there for
+ * whoever wants it. They spin while that came to at least {@value #FREE_PERCENT}% of one core. This replaced the
+ * kernel's CPU pressure ({@code /proc/pressure/cpu}), which is the whole system's: an FTP upload across two cores
+ * kept its writer's core full (the writer, and compiler threads waiting behind it), so the reader on the other, idle
+ * core slept at every wait and its writer rang at every write, 0.5-0.6x TCP's rate (spinning: 1.0-1.2x). A spin
+ * whose yield gave its core away ({@link SpinYield}) ends on its own.
  */
 public final class FreeCores {
-    private static final long LOOK_MILLIS = 10;
+    private static final long LOOK_MILLIS = 50;
     private static final long LOOK_NANOS = LOOK_MILLIS * 1_000_000;
-    private static final int BUSY_PERCENT = 20;
-    private static final Path PRESSURE = Path.of("/proc/pressure/cpu");
-    private static final Path LOADAVG = Path.of("/proc/loadavg");
-    private static final Path ONLINE = Path.of("/sys/devices/system/cpu/online");
-    private static final int CORES = onlineCores();
-    private static final boolean HAS_PRESSURE = pressureMicros() >= 0;
+    private static final int FREE_PERCENT = 5;
+    private static final Path STAT = Path.of("/proc/stat");
+    /** Kernel clock ticks per second, in which /proc/stat counts: USER_HZ, 100 on every Linux architecture Sovia runs on. */
+    private static final long TICK_NANOS = 10_000_000;
 
     /** The {@link System#nanoTime()} of the next look; whoever moves it on looks. */
     private static final AtomicLong NEXT_LOOK = new AtomicLong(System.nanoTime());
-    /** Written by the looking thread only: the previous look's time and CPU pressure total (us). */
+    /** Nanoseconds spun without contention, by any thread, since the process started. */
+    private static final LongAdder SPUN = new LongAdder();
+    /** Written by the looking thread only: the previous look's time, idle ticks and spin total. */
     private static long lastLookNanos = System.nanoTime();
-    private static long lastPressureMicros = HAS_PRESSURE ? pressureMicros() : 0;
-    /** Whether the last look found more runnable threads than cores (without pressure information). */
-    private static boolean lastLookOver;
+    private static long lastIdleTicks = idleTicks();
+    private static long lastSpun;
     private static volatile boolean busy;
 
     private FreeCores() {
@@ -48,7 +51,7 @@ public final class FreeCores {
         long now = System.nanoTime();
         long next = NEXT_LOOK.get();
         if (now - next >= 0 && NEXT_LOOK.compareAndSet(next, now + LOOK_NANOS)) {
-            busy = HAS_PRESSURE ? pressed(now) : overLoaded();
+            busy = !free(now);
         }
         if (busy) {
             EngineCounters.SPINS_SKIPPED.increment();
@@ -57,57 +60,30 @@ public final class FreeCores {
         return true;
     }
 
-    /** Whether threads waited for a CPU more than the busy share of the time since the previous look. */
-    private static boolean pressed(long now) {
-        long pressure = pressureMicros();
-        long waited = pressure - lastPressureMicros;
-        long elapsedMicros = Math.max(1, (now - lastLookNanos) / 1000);
-        lastPressureMicros = pressure;
+    /** A wait spun {@code nanos} and no yield of it gave the core away: the core was free for that long. */
+    public static void spun(long nanos) {
+        SPUN.add(nanos);
+    }
+
+    /** Whether idle and uncontended spinning time since the previous look make the free share of a core. */
+    private static boolean free(long now) {
+        long idle = idleTicks();
+        long spun = SPUN.sum();
+        long freeNanos = (idle - lastIdleTicks) * TICK_NANOS + (spun - lastSpun);
+        long elapsed = Math.max(1, now - lastLookNanos);
+        lastIdleTicks = idle;
+        lastSpun = spun;
         lastLookNanos = now;
-        return pressure < 0 || waited * 100 > elapsedMicros * BUSY_PERCENT;
+        return idle < 0 || freeNanos * 100 >= elapsed * FREE_PERCENT;
     }
 
-    private static boolean overLoaded() {
-        boolean over = runnableThreads() > CORES;
-        boolean both = over && lastLookOver;
-        lastLookOver = over;
-        return both;
-    }
-
-    /** The "some" total of /proc/pressure/cpu in microseconds; -1 if unknown. */
-    private static long pressureMicros() {
-        try {
-            String text = Files.readString(PRESSURE, StandardCharsets.US_ASCII);
-            int at = text.indexOf("total=");
-            int end = text.indexOf('\n', at);
-            return Long.parseLong(text.substring(at + 6, end < 0 ? text.length() : end).trim());
+    /** Idle and I/O wait ticks of all CPUs (the "cpu" line of /proc/stat); -1 if unknown, which counts as free. */
+    private static long idleTicks() {
+        try (BufferedReader in = Files.newBufferedReader(STAT, StandardCharsets.US_ASCII)) {
+            String[] fields = in.readLine().trim().split(" +");
+            return Long.parseLong(fields[4]) + Long.parseLong(fields[5]);
         } catch (IOException | RuntimeException e) {
             return -1;
-        }
-    }
-
-    /** The system's runnable threads now, the numerator of /proc/loadavg's fourth field; MAX_VALUE if unknown. */
-    private static int runnableThreads() {
-        try {
-            String[] fields = Files.readString(LOADAVG, StandardCharsets.US_ASCII).split(" ");
-            return Integer.parseInt(fields[3].substring(0, fields[3].indexOf('/')));
-        } catch (IOException | RuntimeException e) {
-            return Integer.MAX_VALUE;
-        }
-    }
-
-    /** Online cores system-wide ("0-3,5" ranges), not this process's affinity: loadavg counts all of them. */
-    private static int onlineCores() {
-        try {
-            int cores = 0;
-            for (String range : Files.readString(ONLINE, StandardCharsets.US_ASCII).trim().split(",")) {
-                int dash = range.indexOf('-');
-                cores += dash < 0 ? 1
-                        : Integer.parseInt(range.substring(dash + 1)) - Integer.parseInt(range.substring(0, dash)) + 1;
-            }
-            return cores;
-        } catch (IOException | RuntimeException e) {
-            return Runtime.getRuntime().availableProcessors();
         }
     }
 }

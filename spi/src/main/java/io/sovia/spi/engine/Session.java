@@ -46,6 +46,13 @@ public final class Session {
      * a later timer needs no wake-up, the visit finds it. Guarded by {@link #lock}.
      */
     private long serviceDeadline;
+    /**
+     * A thread that found the lock taken left a visit (poll, timers, ring) to the holder: set before that thread
+     * tries the lock once more, read by every holder after it lets go, so one of the two always visits. Before,
+     * the service thread came back every 100 us while a writer held the lock, and a credit waker handed its
+     * work to the service thread: 13,500 wake-ups a second on the writer's own core during an FTP upload.
+     */
+    private volatile boolean visitWanted;
 
     public Session(Link link, SessionConfig config, LongSupplier clock) {
         this.link = link;
@@ -84,13 +91,22 @@ public final class Session {
     /**
      * The service thread's visit: runs due timers, then returns the next deadline, which the service
      * thread will visit again for (0: none, it stops watching until a timer is set). A session busy in
-     * another thread is not waited for (that thread runs due timers before it lets go); the visit is
-     * retried {@code retryNanos} later, in case that thread then goes idle.
+     * another thread is not waited for: that thread visits when it lets go, and tells the service of the next
+     * deadline itself.
      */
-    public long serviceVisit(long retryNanos) {
+    public long serviceVisit() {
         if (!lock.tryLock()) {
-            return System.nanoTime() + retryNanos;
+            visitWanted = true;
+            if (!lock.tryLock()) {
+                return 0;
+            }
         }
+        return visitLocked();
+    }
+
+    /** Under the lock, which it leaves: polls, runs due timers, wakes the sleepers; returns the next deadline. */
+    private long visitLocked() {
+        visitWanted = false;
         long next;
         try {
             machine.poll();
@@ -101,6 +117,16 @@ public final class Session {
         }
         waiters.wakeAll();
         return next;
+    }
+
+    /** A visit someone left to this thread as it let go of the lock; the service learns the next deadline. */
+    private void visitLeftOver() {
+        if (lock.tryLock()) { // else the new holder visits when it lets go
+            long next = visitLocked();
+            if (next != 0) {
+                onTimer.accept(next);
+            }
+        }
     }
 
     /** Client side: sends SYN. */
@@ -119,7 +145,7 @@ public final class Session {
         try {
             machine.listen();
         } finally {
-            lock.unlock();
+            unlockAndRing();
         }
     }
 
@@ -212,7 +238,7 @@ public final class Session {
         try {
             machine.setOobInline(on);
         } finally {
-            lock.unlock();
+            unlockAndRing();
         }
     }
 
@@ -306,7 +332,7 @@ public final class Session {
         try {
             return machine.isEstablished();
         } finally {
-            lock.unlock();
+            unlockAndRing();
         }
     }
 
@@ -316,7 +342,7 @@ public final class Session {
         try {
             return machine.nextDeadline();
         } finally {
-            lock.unlock();
+            unlockAndRing();
         }
     }
 
@@ -331,14 +357,21 @@ public final class Session {
 
     /**
      * A credit waker: the ringing thread sends this session's stalled bytes itself (no thread hand-off),
-     * unless someone holds the lock (the holder polls, and so flushes, before it lets go) or this thread
-     * is already inside a waker; then the service thread does it.
+     * unless someone holds the lock (the holder does it when it lets go) or this thread is already inside a
+     * waker; then the service thread does it.
      */
     private void pushStalled() {
-        if (IN_WAKER.get() != null || lock.isHeldByCurrentThread() || !lock.tryLock()) {
+        if (IN_WAKER.get() != null || lock.isHeldByCurrentThread()) {
             onTimer.accept(System.nanoTime());
             return;
         }
+        if (!lock.tryLock()) {
+            visitWanted = true;
+            if (!lock.tryLock()) {
+                return;
+            }
+        }
+        visitWanted = false;
         boolean ring;
         try {
             machine.poll();
@@ -354,6 +387,9 @@ public final class Session {
                 IN_WAKER.remove();
             }
         }
+        if (visitWanted) {
+            visitLeftOver();
+        }
     }
 
     /**
@@ -365,6 +401,9 @@ public final class Session {
         lock.unlock();
         if (ring) {
             link.wakePeer();
+        }
+        if (visitWanted && !lock.isHeldByCurrentThread()) {
+            visitLeftOver();
         }
     }
 

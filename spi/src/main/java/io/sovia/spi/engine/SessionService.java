@@ -26,9 +26,6 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class SessionService implements Agent {
     private static final SessionService INSTANCE = new SessionService();
-    /** When to come back to a session found busy: soon enough for a combining timer (200 us). */
-    private static final long RETRY_NANOS = 100_000L;
-
     /** Sessions whose timers to run, handed over by any thread. */
     private final Queue<Session> timed = new ConcurrentLinkedQueue<>();
     /** Closed sessions still delivering data or FIN, with what releases them when done. */
@@ -121,7 +118,7 @@ public final class SessionService implements Agent {
         long next = 0;
         for (Iterator<Session> it = watched.keySet().iterator(); it.hasNext(); ) {
             Session session = it.next();
-            long deadline = session.serviceVisit(RETRY_NANOS);
+            long deadline = session.serviceVisit();
             if (deadline == 0) {
                 it.remove();
             } else {

@@ -47,10 +47,12 @@ public final class SpinThenSleep {
         }
         boolean interrupted = false;
         try {
-            long spinEnd = System.nanoTime() + (!yieldToBusyCores || FreeCores.spinAllowed() ? spinNanos : 0);
+            long spinStart = System.nanoTime();
+            long spinEnd = spinStart + (!yieldToBusyCores || FreeCores.spinAllowed() ? spinNanos : 0);
             SpinYield idle = new SpinYield();
-            while (System.nanoTime() - spinEnd < 0) {
+            for (long now = spinStart; now - spinEnd < 0; now = System.nanoTime()) {
                 if (ready.getAsBoolean()) {
+                    FreeCores.spun(now - spinStart);
                     return true;
                 }
                 if (stop.getAsBoolean() || expired(deadline)
@@ -62,6 +64,9 @@ public final class SpinThenSleep {
                     break;
                 }
                 idle.idle();
+            }
+            if (!idle.contended()) {
+                FreeCores.spun(spinEnd - spinStart);
             }
             Thread me = Thread.currentThread();
             boolean virtual = VirtualThreads.current();

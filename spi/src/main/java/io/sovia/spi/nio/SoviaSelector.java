@@ -254,7 +254,7 @@ final class SoviaSelector extends AbstractSelector {
         long end = start + (timesOut ? timeout * 1_000_000 : spinNanos);
         SpinYield idle = new SpinYield();
         boolean kernelKeys = userKeys.size() < keys.size();
-        while (System.nanoTime() - end < 0) {
+        for (long now = start; now - end < 0; now = System.nanoTime()) {
             if (wakeupPending || Thread.currentThread().isInterrupted()) {
                 return true;
             }
@@ -263,6 +263,7 @@ final class SoviaSelector extends AbstractSelector {
             }
             scanUserKeys();
             if (ready.any()) {
+                FreeCores.spun(now - start);
                 return true;
             }
             if (yieldToBusyCores && idle.contended()) {
@@ -271,6 +272,7 @@ final class SoviaSelector extends AbstractSelector {
             }
             idle.idle();
         }
+        FreeCores.spun(end - start);
         return timesOut;
     }
 

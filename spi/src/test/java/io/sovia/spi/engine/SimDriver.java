@@ -124,7 +124,7 @@ final class SimDriver {
         }
         service.on = true;
         app.session.onTimer(by -> service.woken = true);
-        service.next = app.session.serviceVisit(0);
+        service.next = app.session.serviceVisit();
     }
 
     private void poll(SimApp app) {
@@ -133,7 +133,7 @@ final class SimDriver {
             app.session.poll(); // an app thread, selector or waiter calls the session on every step
         } else if (service.woken || (service.next != 0 && net.now - service.next >= 0)) {
             service.woken = false;
-            service.next = app.session.serviceVisit(0); // the lock is free: the sim has one thread
+            service.next = app.session.serviceVisit(); // the lock is free: the sim has one thread
         }
     }
 

@@ -61,16 +61,25 @@ class FrameRingTest {
     }
 
     @Test
-    void aProducerThatFoundTheRingFullAsksOnceToBeToldOfRoom() {
+    void aProducerThatFoundTheRingFullIsToldOnceHalfTheRingIsFree() {
         assertFalse(consumer.takeSpaceWanted(), "nobody asked yet");
+        int frames = 0;
         while (producer.claim(1000) >= 0) {
             producer.commit();
+            frames++;
         }
-        int taken = consumer.poll((buffer, offset, length) -> true, 1);
-        assertEquals(1, taken);
-        assertTrue(consumer.takeSpaceWanted(), "the producer found the ring full");
+        assertEquals(1, consumer.poll((buffer, offset, length) -> true, 1));
+        assertFalse(consumer.takeSpaceWanted(), "one frame's room: the producer would add one frame and ask again");
+        assertTrue(producer.claim(1000) >= 0, "yet the room is there for a producer that looks");
+        producer.commit();
+        int taken = 1;
+        while (!consumer.takeSpaceWanted()) {
+            assertEquals(1, consumer.poll((buffer, offset, length) -> true, 1), "answered by the time the ring is empty");
+            taken++;
+        }
+        assertTrue(taken >= frames / 2, "answered once half the ring was free: after " + taken + " of " + frames);
+        assertTrue(taken <= frames / 2 + 2, "and no later: after " + taken + " of " + frames);
         assertFalse(consumer.takeSpaceWanted(), "one request, one answer");
-        assertTrue(producer.claim(1000) >= 0, "room again");
     }
 
     @Test
