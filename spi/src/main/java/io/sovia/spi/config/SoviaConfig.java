@@ -29,9 +29,9 @@ import java.util.Locale;
  *       request/response turn without paying it. With one CPU it only yields, which hands the core to
  *       the peer faster than a futex sleep and wake.</td></tr>
  *   <tr><td>{@code sovia.spin.busy}</td><td>{@code sleep}</td><td>what a spinning wait does once another thread
- *       wants its core: {@code sleep} skips spins while the kernel's CPU pressure (looked at every 10 ms in
- *       /proc/pressure/cpu, or /proc/loadavg's runnable threads where there is none) shows threads waiting for
- *       a CPU, and ends one whose yield gave its core away for over 20 us;
+ *       wants its core: {@code sleep} skips spins while no core was free lately (looked at every 50 ms: the
+ *       CPUs' idle time in /proc/stat plus the time waits spun without a yield giving their core away came to
+ *       under 5% of a core), and ends one whose yield gave its core away for over 20 us;
  *       {@code spin} spins on regardless, for cores set aside for the app. With a
  *       CPU-bound process on each core a spinner keeps its peer from running for whole time slices: 64-byte
  *       round trips took 2.5 ms against TCP's 0.1 ms.</td></tr>

@@ -358,7 +358,8 @@ public final class Session {
     /**
      * A credit waker: the ringing thread sends this session's stalled bytes itself (no thread hand-off),
      * unless someone holds the lock (the holder does it when it lets go) or this thread is already inside a
-     * waker; then the service thread does it.
+     * waker; then the service thread does it. A visit left by someone else is done in full afterwards, so the
+     * service learns the next deadline.
      */
     private void pushStalled() {
         if (IN_WAKER.get() != null || lock.isHeldByCurrentThread()) {
@@ -371,7 +372,6 @@ public final class Session {
                 return;
             }
         }
-        visitWanted = false;
         boolean ring;
         try {
             machine.poll();
