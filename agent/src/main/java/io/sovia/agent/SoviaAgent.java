@@ -3,6 +3,7 @@ package io.sovia.agent;
 import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.config.SoviaLog;
 import io.sovia.spi.jdk.JdkNio;
+import io.sovia.spi.jdk.JitBoundary;
 import io.sovia.spi.nio.SoviaSelectorProvider;
 import io.sovia.spi.os.NativeAccess;
 import io.sovia.spi.stats.StatsFileWriter;
@@ -58,6 +59,9 @@ public final class SoviaAgent {
         if (SoviaConfig.pathAllowed("shm")) {
             NativeAccess.loadInBackground();
         }
+        if (SoviaConfig.jitBoundary()) {
+            JitBoundary.installInBackground();
+        }
     }
 
     /** Parses {@code key=value,...} into {@code sovia.key} system properties. */
@@ -79,7 +83,8 @@ public final class SoviaAgent {
     /**
      * The SPI implements and calls JDK internals; export and open them to the agent's module
      * ({@code jdk.internal.access} for the exit sequence's place after the app's shutdown hooks,
-     * {@code jdk.internal.misc} for the rings' ordered stores).
+     * {@code jdk.internal.misc} for the rings' ordered stores, {@code jdk.management}'s diagnostic command for
+     * the compiler directive).
      */
     private static void openJavaBase(Instrumentation inst) {
         Module base = Object.class.getModule();
@@ -88,6 +93,9 @@ public final class SoviaAgent {
                 Map.of("sun.nio.ch", sovia, "sun.net", sovia, "jdk.internal.access", sovia, "jdk.internal.misc", sovia),
                 Map.of("java.net", sovia, "sun.nio.ch", sovia),
                 Set.of(), Map.of());
+        // the diagnostic command that adds the compiler directive (JitBoundary); absent from trimmed runtimes
+        ModuleLayer.boot().findModule("jdk.management").ifPresent(management -> inst.redefineModule(management,
+                Set.of(), Map.of(), Map.of("com.sun.management.internal", sovia), Set.of(), Map.of()));
     }
 
     private static void installProvider() {
