@@ -25,7 +25,7 @@ import java.util.Locale;
  *   <tr><td>{@code sovia.jit.boundary}</td><td>{@code true}</td><td>adds a compiler directive (the JDK's
  *       {@code Compiler.directives_add}) so that C2 does not inline Sovia's code into the app's methods: it then
  *       compiles the engine once per entry point instead of into every caller (3.8-5.6 s of C2 CPU per JVM in an
- *       FTP run's first ten seconds, 1.9 s with it). Skipped where the JVM has directives of its own; {@code false}
+ *       FTP run's first ten seconds, 2.9-3.6 s with it). Skipped where the JVM has directives of its own; {@code false}
  *       leaves the JIT alone</td></tr>
  *   <tr><td>{@code sovia.paths}</td><td>{@code jvm,shm,eth,tcp}</td><td>the paths connects may take, read at each
  *       connect; {@code tcp} alone turns acceleration off for new connections</td></tr>

@@ -11,8 +11,8 @@ import java.nio.file.Path;
 /**
  * Keeps HotSpot's C2 from compiling the engine into every method that calls it, through a compiler directive (JEP
  * 165's Compiler Control, the {@code Compiler.directives_add} diagnostic command, run in-process): no method inlines
- * the engine's entry points ({@code Session}'s methods, and {@code SpinThenSleep.await}, the wait), so each compiles
- * once, as a method of its own. Speed only: where the directive cannot be added nothing else changes.
+ * the engine's entry points ({@code Session}'s methods, and {@code SpinThenSleep.await}, the wait, with the sleep
+ * behind it), so each compiles once, as a method of its own. Speed only: where the directive cannot be added nothing else changes.
  *
  * <p>Why: every app method that calls a socket stream or channel ({@code BufferedInputStream.read},
  * {@code Channels}' streams, a selector loop) had the engine's whole read or write path inlined into it, up to C2's
@@ -25,9 +25,12 @@ import java.nio.file.Path;
  * sit above them and hide theirs for every method.
  */
 public final class JitBoundary {
+    /** The engine's entry points, and the sleep path behind the wait (a call costs nothing beside a sleep). */
     private static final String DIRECTIVES = "[ { match: \"*.*\", c2: { inline: [\n"
             + "    \"-io/sovia/spi/engine/Session.*\",\n"
-            + "    \"-io/sovia/spi/engine/SpinThenSleep.await\" ] } } ]\n";
+            + "    \"-io/sovia/spi/engine/SpinThenSleep.await\",\n"
+            + "    \"-io/sovia/spi/engine/DoorbellSleep.*\",\n"
+            + "    \"-io/sovia/spi/engine/SessionWaiters.*\" ] } } ]\n";
     private static final String MBEAN = "com.sun.management.internal.DiagnosticCommandImpl";
     private static final String PROVIDER = "com.sun.management.internal.PlatformMBeanProviderImpl";
 
