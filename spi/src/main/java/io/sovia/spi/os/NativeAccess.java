@@ -35,17 +35,23 @@ public final class NativeAccess {
     private static final String JNA = "com.sun.jna";
     private static final Set<PosixFilePermission> PRIVATE = PosixFilePermissions.fromString("rwx------");
 
-    private static final Object RESULT = load();
-
     private NativeAccess() {
+    }
+
+    /**
+     * Loaded when first asked for: a field of NativeAccess itself was loaded by the class's initialiser, that is by
+     * the agent's call of {@link #loadInBackground()} on the app's main thread, 150 ms before the app's main.
+     */
+    private static final class Loaded {
+        private static final Object RESULT = load();
     }
 
     /** The native calls; an IOException (the reason, logged once by the caller's path) when unavailable. */
     public static NativeOs os() throws IOException {
-        if (RESULT instanceof NativeOs os) {
+        if (Loaded.RESULT instanceof NativeOs os) {
             return os;
         }
-        throw new IOException("native calls unavailable: " + RESULT);
+        throw new IOException("native calls unavailable: " + Loaded.RESULT);
     }
 
     /**
@@ -61,7 +67,7 @@ public final class NativeAccess {
 
     /** Whether the native calls loaded (the reason they did not was logged once). */
     public static boolean available() {
-        return RESULT instanceof NativeOs;
+        return Loaded.RESULT instanceof NativeOs;
     }
 
     private static Object load() {
