@@ -44,7 +44,7 @@ public final class JitBoundary {
         t.start();
     }
 
-    static void install() {
+    private static void install() {
         Path file = null;
         try {
             // its class initialiser loads the native library the command runs through
