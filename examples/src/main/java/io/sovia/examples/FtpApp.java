@@ -6,18 +6,8 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import org.apache.commons.net.ftp.FTP;
 import org.apache.commons.net.ftp.FTPClient;
-import org.apache.ftpserver.DataConnectionConfigurationFactory;
-import org.apache.ftpserver.FtpServer;
-import org.apache.ftpserver.FtpServerFactory;
-import org.apache.ftpserver.ftplet.UserManager;
-import org.apache.ftpserver.listener.ListenerFactory;
-import org.apache.ftpserver.usermanager.PropertiesUserManagerFactory;
-import org.apache.ftpserver.usermanager.impl.BaseUser;
-import org.apache.ftpserver.usermanager.impl.ConcurrentLoginPermission;
-import org.apache.ftpserver.usermanager.impl.WritePermission;
 
 /**
  * An Apache MINA FtpServer and a commons-net {@code FTPClient} that stores and retrieves a 50 MiB
@@ -31,7 +21,6 @@ public final class FtpApp {
     private static final long FILE_SEED = 50;
     private static final String USER = "demo";
     private static final String PASSWORD = "demo-password";
-    private static final String LISTENER = "default";
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
     private FtpApp() {
@@ -44,29 +33,9 @@ public final class FtpApp {
     private static DemoSupport.Server startServer() throws Exception {
         Path home = Files.createTempDirectory("ftp-demo-home");
         try {
-            UserManager users = new PropertiesUserManagerFactory().createUserManager(); // no file: in memory
-            BaseUser user = new BaseUser();
-            user.setName(USER);
-            user.setPassword(PASSWORD);
-            user.setHomeDirectory(home.toString());
-            user.setAuthorities(List.of(new WritePermission(), new ConcurrentLoginPermission(4, 4)));
-            users.save(user);
-
-            DataConnectionConfigurationFactory data = new DataConnectionConfigurationFactory();
-            data.setPassiveAddress("127.0.0.1"); // passive ports: any free one, the default
-            data.setActiveLocalAddress("127.0.0.1");
-            ListenerFactory listener = new ListenerFactory();
-            listener.setServerAddress("127.0.0.1");
-            listener.setPort(0);
-            listener.setDataConnectionConfiguration(data.createDataConnectionConfiguration());
-
-            FtpServerFactory factory = new FtpServerFactory();
-            factory.setUserManager(users);
-            factory.addListener(LISTENER, listener.createListener());
-            FtpServer server = factory.createServer();
-            server.start();
-            return new DemoSupport.Server(factory.getListener(LISTENER).getPort(), () -> {
-                server.stop();
+            LocalFtpServer ftp = LocalFtpServer.start(home, USER, PASSWORD);
+            return new DemoSupport.Server(ftp.port(), () -> {
+                ftp.server().stop();
                 DemoSupport.deleteRecursively(home);
             });
         } catch (Exception e) {

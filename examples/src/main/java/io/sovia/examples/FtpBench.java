@@ -5,18 +5,8 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import org.apache.commons.net.ftp.FTP;
 import org.apache.commons.net.ftp.FTPClient;
-import org.apache.ftpserver.DataConnectionConfigurationFactory;
-import org.apache.ftpserver.FtpServer;
-import org.apache.ftpserver.FtpServerFactory;
-import org.apache.ftpserver.listener.ListenerFactory;
-import org.apache.ftpserver.usermanager.PropertiesUserManagerFactory;
-import org.apache.ftpserver.usermanager.impl.BaseUser;
-import org.apache.ftpserver.usermanager.impl.ConcurrentLoginPermission;
-import org.apache.ftpserver.usermanager.impl.WritePermission;
-import org.apache.ftpserver.ftplet.UserManager;
 
 /**
  * SOVIA's FTP experiment (its Table I): an Apache FtpServer and a commons-net client in two JVMs move one file
@@ -50,29 +40,11 @@ public final class FtpBench {
     }
 
     private static void server(Path home) throws Exception {
-        UserManager users = new PropertiesUserManagerFactory().createUserManager();
-        BaseUser user = new BaseUser();
-        user.setName(USER);
-        user.setPassword(PASSWORD);
-        user.setHomeDirectory(home.toString());
-        user.setAuthorities(List.of(new WritePermission(), new ConcurrentLoginPermission(4, 4)));
-        users.save(user);
-        DataConnectionConfigurationFactory data = new DataConnectionConfigurationFactory();
-        data.setPassiveAddress("127.0.0.1");
-        data.setActiveLocalAddress("127.0.0.1");
-        ListenerFactory listener = new ListenerFactory();
-        listener.setServerAddress("127.0.0.1");
-        listener.setPort(0);
-        listener.setDataConnectionConfiguration(data.createDataConnectionConfiguration());
-        FtpServerFactory factory = new FtpServerFactory();
-        factory.setUserManager(users);
-        factory.addListener("default", listener.createListener());
-        FtpServer server = factory.createServer();
-        server.start();
-        System.out.println("PORT " + factory.getListener("default").getPort());
+        LocalFtpServer ftp = LocalFtpServer.start(home, USER, PASSWORD);
+        System.out.println("PORT " + ftp.port());
         System.out.flush();
         System.in.transferTo(OutputStream.nullOutputStream());
-        server.stop();
+        ftp.server().stop();
     }
 
     private static void client(int port, Path file, int rounds) throws Exception {
