@@ -95,13 +95,19 @@ public final class Session {
      * deadline itself.
      */
     public long serviceVisit() {
-        if (!lock.tryLock()) {
-            visitWanted = true;
-            if (!lock.tryLock()) {
-                return 0;
-            }
+        return lockOrLeaveVisit() ? visitLocked() : 0;
+    }
+
+    /**
+     * Takes the lock if it is free; else leaves a visit to its holder ({@link #visitWanted}) and tries once more,
+     * in case the holder let go before it could see the request. Returns whether this thread holds the lock.
+     */
+    private boolean lockOrLeaveVisit() {
+        if (lock.tryLock()) {
+            return true;
         }
-        return visitLocked();
+        visitWanted = true;
+        return lock.tryLock();
     }
 
     /** Under the lock, which it leaves: polls, runs due timers, wakes the sleepers; returns the next deadline. */
@@ -366,11 +372,8 @@ public final class Session {
             onTimer.accept(System.nanoTime());
             return;
         }
-        if (!lock.tryLock()) {
-            visitWanted = true;
-            if (!lock.tryLock()) {
-                return;
-            }
+        if (!lockOrLeaveVisit()) {
+            return;
         }
         boolean ring;
         try {
