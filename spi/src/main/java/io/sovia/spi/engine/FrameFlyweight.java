@@ -52,6 +52,11 @@ public final class FrameFlyweight {
     public static final byte FLAG_PROBE = 1;
     /** On a one-byte DATA: TCP's urgent byte, which the receiver reads inline with SO_OOBINLINE, else drops. */
     public static final byte FLAG_URGENT = 2;
+    /**
+     * On an ACK over a lossy link: the sender keeps frames beyond a gap at its ack (it got them out of order), so the
+     * frame at the ack was lost and should be sent again (SACK's one bit: where the first gap is).
+     */
+    public static final byte FLAG_GAP = 4;
 
     private static final int TYPE = 0;
     private static final int FLAGS = 1;

@@ -51,6 +51,11 @@ final class RetransmitQueue {
         count++;
     }
 
+    /** When the i-th oldest frame was last sent. */
+    long sentAt(int i) {
+        return sentNanos[(first + i) % slots];
+    }
+
     /**
      * Drops frames with sequence numbers before {@code ack} (cumulative).
      *

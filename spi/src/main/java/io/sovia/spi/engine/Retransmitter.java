@@ -7,20 +7,28 @@ import java.nio.ByteBuffer;
 
 /**
  * Reliability on a lossy link for one {@link Session} (ESP, chapter 5): keeps sequenced frames until
- * acknowledged, samples the round trip of frames sent once (srtt = 7/8 srtt + 1/8 rtt, rto = 2 srtt
- * clamped), resends everything unacknowledged go-back-N when the oldest frame times out, doubling rto
- * each round, and probes a closed window so a lost window update cannot stall the stream. Not used on
- * reliable links, which pay nothing for it. Guarded by the session's lock.
+ * acknowledged, samples the round trip of frames sent once (Jacobson's estimator, as TCP: rto = srtt + 4 rttvar,
+ * clamped), resends the oldest frame when it times out, doubling rto each round, and then the others sent before the
+ * timeout, two per ack (slow start), and probes a closed window so a lost window update cannot stall the stream. The receiver keeps frames that come after a gap
+ * ({@link ReorderBuffer}) and says so on its ACKs ({@link FrameFlyweight#FLAG_GAP}); each such ACK resends the frame
+ * at the gap once a round trip has passed since it was sent, so a loss costs a round trip, not a timeout nor a
+ * window. ESP's go-back-N with rto = 2 srtt made a receiver that paused for a time slice (a 2-core VM, the JIT at
+ * work) look lossy: a whole window resent at every pause, whose copies filled the receiver's queue and were lost
+ * in turn, and at 5% loss nearly every window of 256 frames lost one. Not used on reliable links, which pay nothing
+ * for it. Guarded by the session's lock.
  */
 final class Retransmitter {
     private final SessionMachine session;
     private final SessionConfig config;
     private final RetransmitQueue queue;
     private long srtt;
+    private long rttvar;
     private long rto;
     private long deadline;
     private long probeDeadline;
     private int rounds;
+    /** When the last timeout came, while frames sent before it are in flight (0: none are). */
+    private long timedOutAt;
 
     Retransmitter(SessionMachine session, SessionConfig config, int maxFrameLength) {
         this.session = session;
@@ -45,17 +53,63 @@ final class Retransmitter {
     void onAck(int ack, long now) {
         long rtt = queue.acknowledge(ack, now);
         if (rtt >= 0) {
-            srtt = srtt == 0 ? rtt : (7 * srtt + rtt) / 8;
-            rto = Math.max(config.rtoMinNanos(), Math.min(config.rtoMaxNanos(), 2 * srtt));
+            if (srtt == 0) {
+                srtt = rtt;
+                rttvar = rtt / 2;
+            } else {
+                rttvar = (3 * rttvar + Math.abs(srtt - rtt)) / 4;
+                srtt = (7 * srtt + rtt) / 8;
+            }
         }
-        if (rtt < 0) {
-            // progress ends the backoff (as QUIC resets its PTO backoff on an ack): otherwise under
-            // steady loss go-back-N never gets a Karn-clean sample and rto stays at rtoMaxNanos
-            rto = srtt > 0 ? Math.max(config.rtoMinNanos(), Math.min(config.rtoMaxNanos(), 2 * srtt))
-                    : config.rtoInitialNanos();
-        }
+        // progress also ends the backoff (as QUIC resets its PTO backoff on an ack): otherwise under
+        // steady loss retransmission never gets a Karn-clean sample and rto stays at rtoMaxNanos
+        rto = srtt > 0 ? Math.max(config.rtoMinNanos(), Math.min(config.rtoMaxNanos(), srtt + 4 * rttvar))
+                : config.rtoInitialNanos();
         rounds = 0;
         deadline = queue.isEmpty() ? 0 : now + rto;
+        if (timedOutAt != 0) {
+            resendTimedOut(now);
+        }
+    }
+
+    /**
+     * After a timeout, each ack sends again two more of the frames sent before it, oldest first, as TCP's slow start
+     * does after one: frames lost at the tail of a stream are followed by nothing that could report a gap.
+     */
+    private void resendTimedOut(long now) {
+        int resent = 0;
+        for (int i = 0; i < queue.size() && resent < 2; i++) {
+            if (queue.sentAt(i) - timedOutAt < 0) {
+                resend(i, now);
+                resent++;
+            }
+        }
+        if (resent == 0) {
+            timedOutAt = 0;
+        }
+    }
+
+    /**
+     * The peer keeps frames beyond a gap at the oldest frame in flight: that frame is sent again, unless its last copy
+     * left less than a round trip ago (it may still arrive, or was only overtaken). Each gap is thus sent again once
+     * per round trip while frames behind it arrive, and the next gap as soon as the ack reaches it: a loss costs a
+     * round trip, not a timeout, and nothing that arrived.
+     */
+    void onGap(long now) {
+        if (!queue.isEmpty() && now - queue.sentAt(0) > (srtt > 0 ? srtt : rto)) {
+            resendOldest(now);
+        }
+    }
+
+    private void resendOldest(long now) {
+        resend(0, now);
+    }
+
+    private void resend(int i, long now) {
+        if (session.resend(queue.buffer(), queue.offset(i), queue.length(i))) {
+            queue.resent(i, now);
+            EngineCounters.RETRANSMITS.increment();
+        }
     }
 
     /** Credit ran out with data waiting: probe unless frames in flight will bring a fresh window. */
@@ -71,13 +125,10 @@ final class Retransmitter {
                 session.fail(new SocketException("Connection timed out"));
                 return;
             }
-            for (int i = 0; i < queue.size(); i++) {
-                if (!session.resend(queue.buffer(), queue.offset(i), queue.length(i))) {
-                    break;
-                }
-                queue.resent(i, now);
-                EngineCounters.RETRANSMITS.increment();
-            }
+            // the oldest frame only, the others as the peer reports gaps (onGap): a receiver that only paused has the
+            // rest, and a whole window sent again at each pause filled its queue with copies, which were lost in turn
+            timedOutAt = now;
+            resendOldest(now);
             rto = Math.min(config.rtoMaxNanos(), 2 * rto);
             deadline = now + rto;
         }
@@ -95,6 +146,7 @@ final class Retransmitter {
 
     void clear() {
         queue.clear();
+        timedOutAt = 0;
         deadline = 0;
         probeDeadline = 0;
     }

@@ -14,6 +14,7 @@ import static io.sovia.spi.engine.FrameFlyweight.DATA;
 import static io.sovia.spi.engine.FrameFlyweight.FIN;
 import static io.sovia.spi.engine.FrameFlyweight.FIN_ACK;
 import static io.sovia.spi.engine.FrameFlyweight.FLAG_PROBE;
+import static io.sovia.spi.engine.FrameFlyweight.FLAG_GAP;
 import static io.sovia.spi.engine.FrameFlyweight.FLAG_URGENT;
 import static io.sovia.spi.engine.FrameFlyweight.HEADER_LENGTH;
 import static io.sovia.spi.engine.FrameFlyweight.RST;
@@ -61,6 +62,10 @@ final class SessionMachine {
     private boolean dataLeft;
     /** Null on a reliable link. */
     private final Retransmitter retransmitter;
+    /** Frames ahead of a gap, on lossy links only. */
+    private final ReorderBuffer reorder;
+    /** Whether frames kept in {@link #reorder} are being handled, so handling one does not start again. */
+    private boolean reordering;
     private final SessionReceiver receiver;
     private final SessionSender sender;
     private final long localToken;
@@ -91,6 +96,7 @@ final class SessionMachine {
         this.clock = clock;
         this.localToken = RANDOM.nextLong() | 1L;
         this.retransmitter = link.isReliable() ? null : new Retransmitter(this, config, link.maxFrameLength());
+        this.reorder = link.isReliable() ? null : new ReorderBuffer(config.windowFrames(), link.maxFrameLength());
         this.receiver = new SessionReceiver(config, clock, timerSet, retransmitter != null);
         this.sender = new SessionSender(link, config, clock, receiver, retransmitter, waiters, timerSet,
                 creditWaker, RANDOM.nextInt());
@@ -315,7 +321,7 @@ final class SessionMachine {
      */
     private void sendWindowUpdate() {
         if (receiver.windowUpdateDue()) {
-            sender.sendAck((byte) 0);
+            sender.sendAck(ackFlags());
             if (receiver.windowUpdateDue()) {
                 receiver.retryAck(clock.getAsLong());
             }
@@ -356,7 +362,7 @@ final class SessionMachine {
             }
         }
         if (receiver.ackDue(now)) {
-            sender.sendAck((byte) 0);
+            sender.sendAck(ackFlags());
         }
         flush(false);
         return any;
@@ -407,7 +413,7 @@ final class SessionMachine {
             return true;
         }
         if (type != SYN && !early) { // early data acknowledges nothing yet
-            sender.onAck(f.ack(), f.window());
+            sender.onAck(f.ack(), f.window(), type == ACK && (f.flags() & FLAG_GAP) != 0);
             if (outState == OUT_FIN_SENT && retransmitter != null && sender.finAcknowledged()) {
                 outState = OUT_FIN_ACKED;
             }
@@ -418,6 +424,9 @@ final class SessionMachine {
             }
             if (!receiver.isNext(f.seq())) {
                 EngineCounters.OUT_OF_ORDER.increment();
+                if (reorder != null) {
+                    reorder.keep(receiver.rcvNxt(), f.seq(), buffer, offset, length);
+                }
                 receiver.ackAtOnce();
                 return true;
             }
@@ -456,7 +465,34 @@ final class SessionMachine {
             default:
                 return violation("a frame of unknown type " + type);
         }
+        if (reorder != null && !reordering && FrameFlyweight.isSequenced(type)) {
+            takeReordered();
+        }
         return true;
+    }
+
+    /**
+     * Handles the frames kept ahead of the gap that the frame just handled filled, in order; if another gap is left,
+     * the peer learns of it at once.
+     */
+    private void takeReordered() {
+        reordering = true;
+        try {
+            int at;
+            while (failure == null && (at = reorder.take(receiver.rcvNxt())) >= 0) {
+                onFrame(reorder.buffer(), at, reorder.takenLength());
+            }
+        } finally {
+            reordering = false;
+        }
+        if (reorder.hasGap()) {
+            receiver.ackAtOnce();
+        }
+    }
+
+    /** An ACK's flags: whether frames beyond a gap wait here for the frame at the ack. */
+    private byte ackFlags() {
+        return reorder != null && reorder.hasGap() ? FLAG_GAP : 0;
     }
 
     /**

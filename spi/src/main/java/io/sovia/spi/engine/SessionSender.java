@@ -130,7 +130,11 @@ final class SessionSender {
         peerAck = sndNxt;
     }
 
-    void onAck(int ack, long window) {
+    /**
+     * The peer acknowledged up to {@code ack} and opened its window to {@code window}; {@code gap}: it keeps frames
+     * beyond a gap at {@code ack} ({@link FrameFlyweight#FLAG_GAP}).
+     */
+    void onAck(int ack, long window, boolean gap) {
         if (ack - sndNxt > 0) {
             EngineCounters.PROTOCOL_ERRORS.increment();
             return;
@@ -140,6 +144,9 @@ final class SessionSender {
             if (retransmitter != null) {
                 retransmitter.onAck(ack, clock.getAsLong());
             }
+        }
+        if (gap && ack == peerAck && retransmitter != null) {
+            retransmitter.onGap(clock.getAsLong());
         }
         widenWindow(window);
     }
