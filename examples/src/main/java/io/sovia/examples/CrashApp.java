@@ -3,7 +3,6 @@ package io.sovia.examples;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -41,7 +40,7 @@ public final class CrashApp {
         boolean server = args[0].equals("server");
         String mode = args[server ? 1 : 2];
         boolean nio = args[server ? 2 : 3].equals("nio");
-        InetSocketAddress loopback = new InetSocketAddress(InetAddress.getLoopbackAddress(), server ? 0 : Integer.parseInt(args[1]));
+        InetSocketAddress loopback = new InetSocketAddress(DemoSupport.host(), server ? 0 : Integer.parseInt(args[1]));
         if (nio) {
             SocketChannel channel;
             if (server) {

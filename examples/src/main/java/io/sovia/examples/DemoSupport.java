@@ -1,9 +1,12 @@
 package io.sovia.examples;
 
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -46,6 +49,15 @@ final class DemoSupport {
     private static final int CHUNK = 64 * 1024;
 
     private DemoSupport() {
+    }
+
+    /**
+     * The address servers bind to and clients connect to: loopback, or the system property {@code demo.host} (an IP
+     * literal or name), for demos between hosts ({@code 0.0.0.0} makes a server listen on every address).
+     */
+    static InetAddress host() throws UnknownHostException {
+        String host = System.getProperty("demo.host");
+        return host == null || host.isBlank() ? InetAddress.getLoopbackAddress() : InetAddress.getByName(host);
     }
 
     /**

@@ -3,7 +3,6 @@ package io.sovia.examples;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -68,7 +67,7 @@ public final class DuplexStreamApp {
     }
 
     private static void server(String api, int connections) throws Exception {
-        InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        InetSocketAddress any = new InetSocketAddress(DemoSupport.host(), 0);
         if (api.equals("nio")) {
             try (ServerSocketChannel listener = ServerSocketChannel.open().bind(any)) {
                 announce(((InetSocketAddress) listener.getLocalAddress()).getPort());
@@ -116,7 +115,7 @@ public final class DuplexStreamApp {
 
     private static void client(int port, String api, long bytes, long seedC2S, long seedS2C, int maxWrite)
             throws Exception {
-        InetSocketAddress server = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+        InetSocketAddress server = new InetSocketAddress(DemoSupport.host(), port);
         End end = api.equals("nio") ? nio(SocketChannel.open(server)) : net(new Socket(server.getAddress(), port));
         try (end) {
             ByteBuffer header = ByteBuffer.allocate(HEADER).putLong(bytes).putLong(seedC2S).putLong(seedS2C)

@@ -3,7 +3,6 @@ package io.sovia.examples;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -82,7 +81,7 @@ public final class PingPongApp {
     }
 
     private static Object listen(String api) throws IOException {
-        InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        InetSocketAddress any = new InetSocketAddress(DemoSupport.host(), 0);
         Object listener;
         if (api.equals("net")) {
             ServerSocket s = new ServerSocket();
@@ -161,7 +160,7 @@ public final class PingPongApp {
     }
 
     private static void client(String api, int port, int pings, int mib) throws IOException {
-        InetSocketAddress server = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+        InetSocketAddress server = new InetSocketAddress(DemoSupport.host(), port);
         try (Conn c = api.equals("net") ? Conn.of(new Socket(server.getAddress(), port)) : Conn.of(SocketChannel.open(server))) {
             c.noDelay(true);
             c.out().write(ByteBuffer.allocate(4).putInt(pings).array());

@@ -3,7 +3,6 @@ package io.sovia.examples;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -44,7 +43,7 @@ public final class StreamApp {
     }
 
     private static void server() throws IOException {
-        try (ServerSocket listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+        try (ServerSocket listener = new ServerSocket(0, 50, DemoSupport.host())) {
             System.out.println("PORT " + listener.getLocalPort());
             System.out.flush();
             while (true) {
@@ -82,7 +81,7 @@ public final class StreamApp {
     }
 
     private static void client(int port, String api, int size, double seconds) throws IOException {
-        InetSocketAddress server = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+        InetSocketAddress server = new InetSocketAddress(DemoSupport.host(), port);
         try (SocketChannel ch = api.equals("net") ? null : SocketChannel.open(server);
              Socket s = api.equals("net") ? new Socket(server.getAddress(), port) : ch.socket()) {
             InputStream in = api.equals("net") ? s.getInputStream() : Channels.newInputStream(ch);

@@ -85,6 +85,21 @@ import java.util.Locale;
  *       an app that accepts a connection later than that gets it on TCP, and its client a reset</td></tr>
  *   <tr><td>{@code sovia.shm.root}</td><td>{@code /dev/shm}</td><td>where the per-user directory
  *       {@code sovia-<uid>} lives</td></tr>
+ *   <tr><td>{@code sovia.hosts}</td><td>(unset)</td><td>the host table of the raw Ethernet path: a file with one
+ *       line per cluster host, {@code IP MAC [INTERFACE]}, {@code #} comments, the same file on every host. Unset,
+ *       the eth path is off; connects to hosts not listed use TCP</td></tr>
+ *   <tr><td>{@code sovia.eth.connect.millis}</td><td>{@code 50}</td><td>how long a connect to a listed host waits
+ *       for the answer of an accelerated listener (its hello is sent again every 5 ms) before it uses TCP. A
+ *       LAN answers in well under a millisecond; a host with no agent or no accelerated listener on that port
+ *       never answers, so this is what its first connect loses</td></tr>
+ *   <tr><td>{@code sovia.eth.verdict.millis}</td><td>{@code 30000}</td><td>how long a destination that did not
+ *       answer keeps using TCP before the eth path asks again</td></tr>
+ *   <tr><td>{@code sovia.eth.dead.millis}</td><td>{@code 800}</td><td>a peer JVM silent this long is dead (each
+ *       JVM sends a beat every 100 ms to every JVM it has connections with): its connections end with a reset,
+ *       as a killed process's would over TCP</td></tr>
+ *   <tr><td>{@code sovia.eth.ring}</td><td>{@code 4194304}</td><td>bytes of the packet socket's receive ring
+ *       (PACKET_MMAP): frames that arrive while nobody reads wait there, and past it are lost (and
+ *       retransmitted)</td></tr>
  * </table>
  */
 public final class SoviaConfig {
@@ -219,6 +234,32 @@ public final class SoviaConfig {
                 Long.getLong(PREFIX + "rto.max.micros", 500_000) * 1000,
                 Long.getLong(PREFIX + "rto.initial.micros", 20_000) * 1000,
                 Integer.getInteger(PREFIX + "retransmits", 12));
+    }
+
+    /** The host table file of the eth path, or null when none is set. */
+    public static String hostsFile() {
+        String file = System.getProperty(PREFIX + "hosts");
+        return file == null || file.isBlank() ? null : file;
+    }
+
+    /** How long a connect waits for an accelerated listener's answer over eth. */
+    public static long ethConnectNanos() {
+        return Math.max(1, Long.getLong(PREFIX + "eth.connect.millis", 50)) * 1_000_000;
+    }
+
+    /** How long an unanswered destination stays on TCP. */
+    public static long ethVerdictNanos() {
+        return Math.max(0, Long.getLong(PREFIX + "eth.verdict.millis", 30_000)) * 1_000_000;
+    }
+
+    /** How long a silent peer JVM lives. */
+    public static long ethDeadNanos() {
+        return Math.max(200, Long.getLong(PREFIX + "eth.dead.millis", 800)) * 1_000_000;
+    }
+
+    /** Bytes of the eth path's receive ring. */
+    public static int ethRingBytes() {
+        return Integer.getInteger(PREFIX + "eth.ring", 4 * 1024 * 1024);
     }
 
     /** The configured log level, lower case. */

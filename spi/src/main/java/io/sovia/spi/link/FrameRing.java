@@ -35,6 +35,8 @@ public final class FrameRing {
     private final int capacity;
     private final int mask;
     private final int maxFrameLength;
+    /** Whether an empty ring starts again at the front (see {@link #REWIND_INDEX}). */
+    private final boolean rewinds;
 
     /** Producer side only: the tail after the last commit, and the record being written. */
     private long producerTail;
@@ -54,6 +56,11 @@ public final class FrameRing {
 
     /** A ring over {@code buffer}, which must be direct and {@link FrameRingDescriptor#totalLength} long. */
     public FrameRing(ByteBuffer buffer, int capacity) {
+        this(buffer, capacity, true);
+    }
+
+    private FrameRing(ByteBuffer buffer, int capacity, boolean rewinds) {
+        this.rewinds = rewinds;
         FrameRingDescriptor.checkCapacity(capacity);
         if (!buffer.isDirect() || buffer.capacity() < FrameRingDescriptor.totalLength(capacity)) {
             throw new IllegalArgumentException("need a direct buffer of " + FrameRingDescriptor.totalLength(capacity));
@@ -71,6 +78,16 @@ public final class FrameRing {
     /** A ring in freshly allocated direct memory. */
     public static FrameRing allocate(int capacity) {
         return new FrameRing(ByteBuffer.allocateDirect(FrameRingDescriptor.totalLength(capacity)), capacity);
+    }
+
+    /**
+     * A ring in fresh direct memory that never starts again at the front: a queue whose consumer may lag its
+     * producer by many frames (a lossy link's arrivals). A rewind leaves the padding to the end in the ring until the
+     * consumer passes it, so a producer that rewinds at index i has only i bytes until then: the eth path's
+     * queues, filled faster than they were polled, held 182 frames where 708 fit, and dropped the rest.
+     */
+    public static FrameRing allocateQueue(int capacity) {
+        return new FrameRing(ByteBuffer.allocateDirect(FrameRingDescriptor.totalLength(capacity)), capacity, false);
     }
 
     public ByteBuffer buffer() {
@@ -91,7 +108,7 @@ public final class FrameRing {
         int index = (int) tail & mask;
         int toEnd = capacity - index;
         int padding = toEnd < recordLength ? toEnd : 0;
-        if (padding == 0 && index >= REWIND_INDEX && toEnd + recordLength <= capacity) {
+        if (padding == 0 && rewinds && index >= REWIND_INDEX && toEnd + recordLength <= capacity) {
             headCache = trailer.getLongAcquire(HEAD);
             if (headCache == tail) {
                 padding = toEnd;

@@ -94,4 +94,7 @@ public interface NativeOs {
 
     /** Closes a descriptor this interface returned; never throws. */
     void closeFd(int fd);
+
+    /** The raw Ethernet calls, loaded with these. */
+    PacketOs packets();
 }

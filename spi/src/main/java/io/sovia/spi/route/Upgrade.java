@@ -6,6 +6,7 @@ import io.sovia.spi.backend.Sessions;
 import io.sovia.spi.config.SoviaLog;
 import io.sovia.spi.engine.Session;
 import io.sovia.spi.stats.SoviaStats;
+import io.sovia.spi.transport.LocalAddresses;
 import io.sovia.spi.transport.Transport;
 
 import java.io.IOException;
@@ -63,6 +64,9 @@ public final class Upgrade {
         } catch (Transport.Declined declined) {
             SoviaLog.debugOnce(path + declined.getMessage(), "the " + path + " path declined a connect to " + to
                     + " (" + declined.getMessage() + "); such connects use TCP");
+            if (declined.statsKey() != null) {
+                return new Upgrade(Route.tcp(declined.statsKey()), setup, null, null);
+            }
         } catch (IOException | RuntimeException e) {
             if (offer != null) {
                 offer.cancel();
@@ -77,10 +81,12 @@ public final class Upgrade {
      * Where the setup socket of a connect to {@code remote} binds when the app did not bind it, so the
      * transport can key its offer by it: the destination itself, which the kernel takes as source for
      * a local destination; for a wildcard destination, which the JDK turns into a loopback or the
-     * host's address depending on the API and version, the wildcard, which matches by port.
+     * host's address depending on the API and version, the wildcard, which matches by port; for another
+     * host's address too, where the kernel picks the source by route (the eth path names it to its peer).
      */
     private static InetSocketAddress sourceFor(InetAddress remote) {
-        return remote.isAnyLocalAddress() ? new InetSocketAddress(0) : new InetSocketAddress(remote, 0);
+        return remote.isAnyLocalAddress() || !LocalAddresses.isLocal(remote)
+                ? new InetSocketAddress(0) : new InetSocketAddress(remote, 0);
     }
 
     /** Whether the connect runs on an accelerated path once its TCP setup completes. */

@@ -20,6 +20,7 @@ public final class SoviaStats {
     private static final LongAdder[] BYTES_RECEIVED = adders();
     private static final Map<String, LongAdder> FALLBACKS = new ConcurrentHashMap<>();
     private static final Map<String, LongAdder> REFUSED = new ConcurrentHashMap<>();
+    private static final Map<String, LongAdder> DROPPED = new ConcurrentHashMap<>();
 
     private SoviaStats() {
     }
@@ -48,6 +49,27 @@ public final class SoviaStats {
         REFUSED.computeIfAbsent(what, r -> new LongAdder()).increment();
     }
 
+    /**
+     * A lossy path dropped a frame that failed its checks (a stranger's, a stale connection's, a damaged one), by
+     * reason; the hot path counts rather than throws.
+     */
+    public static void dropped(String reason) {
+        dropped(reason, 1);
+    }
+
+    /** {@code n} frames dropped for {@code reason}. */
+    public static void dropped(String reason, long n) {
+        if (n > 0) {
+            DROPPED.computeIfAbsent(reason, r -> new LongAdder()).add(n);
+        }
+    }
+
+    /** Frames dropped so far for {@code reason}. */
+    public static long droppedCount(String reason) {
+        LongAdder a = DROPPED.get(reason);
+        return a == null ? 0 : a.sum();
+    }
+
     /** {@code n} bytes left this process on {@code path}. */
     public static void sent(PathKind path, long n) {
         if (n > 0) {
@@ -73,6 +95,7 @@ public final class SoviaStats {
         perPath(sb, "connections", CONNECTIONS).append(", ");
         byReason(sb, "fallbacks", FALLBACKS).append(", ");
         byReason(sb, "refused", REFUSED).append(", ");
+        byReason(sb, "dropped", DROPPED).append(", ");
         perPath(sb, "bytesSent", BYTES_SENT).append(", ");
         perPath(sb, "bytesReceived", BYTES_RECEIVED);
         sb.append(", \"engine\": ").append(io.sovia.spi.engine.EngineCounters.toJson());

@@ -78,9 +78,27 @@ public interface Transport {
     final class Declined extends IOException {
         private static final long serialVersionUID = 1L;
 
+        /** The fallback reason the stats count, or null for {@code <path>-unavailable}. */
+        private final String statsKey;
+
         /** @param reason what made the transport decline, for the debug log */
         public Declined(String reason) {
+            this(null, reason);
+        }
+
+        /**
+         * @param statsKey the fallback reason the stats count ({@code eth-no-answer}), null for
+         *                 {@code <path>-unavailable}
+         * @param reason   what made the transport decline, for the debug log
+         */
+        public Declined(String statsKey, String reason) {
             super(reason);
+            this.statsKey = statsKey;
+        }
+
+        /** The fallback reason the stats count, or null for {@code <path>-unavailable}. */
+        public String statsKey() {
+            return statsKey;
         }
 
         /** No stack trace: a decline is an answer, not a failure, and may come on every connect. */

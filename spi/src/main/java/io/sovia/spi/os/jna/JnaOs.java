@@ -7,6 +7,7 @@ import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
 import com.sun.jna.Platform;
 import io.sovia.spi.os.NativeOs;
+import io.sovia.spi.os.PacketOs;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -224,6 +225,16 @@ public final class JnaOs implements NativeOs {
     @Override
     public void closeFd(int fd) {
         close(fd);
+    }
+
+    @Override
+    public PacketOs packets() {
+        return Packets.OS;
+    }
+
+    /** Registered when first used: a JVM without the raw Ethernet path never binds those calls. */
+    private static final class Packets {
+        static final PacketOs OS = new JnaPacketOs();
     }
 
     @Override

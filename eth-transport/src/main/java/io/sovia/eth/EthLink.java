@@ -1,0 +1,293 @@
+package io.sovia.eth;
+
+import io.sovia.spi.config.SoviaConfig;
+import io.sovia.spi.engine.FrameFlyweight;
+import io.sovia.spi.engine.FrameHandler;
+import io.sovia.spi.engine.Link;
+import io.sovia.spi.link.FrameRing;
+import io.sovia.spi.stats.SoviaStats;
+
+import java.io.IOException;
+import java.lang.invoke.VarHandle;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One end of a connection over raw Ethernet: an unreliable {@link Link}, so the engine sequences, acknowledges
+ * and retransmits (ESP's scheme, with the credit window ESP lacked). Each committed frame is one Ethernet frame,
+ * sent at once; frames for this end wait in {@link #inbound}, where the port's pump (any polling thread of this JVM)
+ * puts them.
+ *
+ * <p>Threading: as {@link Link} says; {@link #receive} runs in the pump (one thread at a time), {@link #answered},
+ * {@link #nudged()} and {@link #peerGone()} in the receiver thread.
+ */
+final class EthLink implements Link {
+    private static final long HELLO_RESEND_NANOS = 5_000_000;
+
+    private final EthPort port;
+    private final int id;
+    final long peerMac;
+    final int localPort;
+    final int remotePort;
+    /** The peer JVM; set once (at creation on the server, by the listener's answer on the client). */
+    private volatile EthPeer peer;
+    /** The peer's link id; written before {@link #peer}. */
+    private int peerLink;
+    private final FrameRing inbound;
+    private final ByteBuffer send;
+    /** The claimed frame's length, or -1; the session lock holder's. */
+    private int claimed = -1;
+    private final AtomicBoolean armed = new AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile boolean gone;
+    private volatile Runnable wake = () -> { };
+    private volatile Runnable nudgedAction = () -> { };
+    /** The client thread waiting for the listener's answer. */
+    private volatile Thread helloWaiter;
+
+    private EthLink(EthPort port, long peerMac, int localPort, int remotePort, EthPeer peer, int peerLink)
+            throws IOException {
+        this.port = port;
+        this.peerMac = peerMac;
+        this.localPort = localPort;
+        this.remotePort = remotePort;
+        this.peerLink = peerLink;
+        this.peer = peer;
+        int frame = port.maxFrameLength();
+        // room for a window of frames and a go-back-N round of copies of them, which come before the first are taken
+        // when the receiver pauses (or has not accepted yet): drops beyond that are copies only
+        int queue = Integer.highestOneBit(Math.max(1 << 16, 2 * SoviaConfig.session().windowFrames() * (frame + 16)) - 1) << 1;
+        this.inbound = FrameRing.allocateQueue(queue);
+        this.send = ByteBuffer.allocateDirect(EthFrameDescriptor.HEADER_LENGTH + frame).order(ByteOrder.LITTLE_ENDIAN);
+        this.id = port.register(this);
+        if (id == 0) {
+            throw new IOException("this JVM holds " + EthPort.MAX_LINKS + " eth links already");
+        }
+    }
+
+    /** The client's end, towards the listener at {@code remotePort} on the host at {@code peerMac}; not yet answered. */
+    static EthLink client(EthPort port, long peerMac, int localPort, int remotePort) throws IOException {
+        EthLink link = new EthLink(port, peerMac, localPort, remotePort, null, 0);
+        port.publish(link);
+        return link;
+    }
+
+    /** The server's end for a client's hello. */
+    static EthLink server(EthPort port, EthPeer peer, int peerLink, int localPort, int remotePort) throws IOException {
+        EthLink link = new EthLink(port, peer.mac, localPort, remotePort, peer, peerLink);
+        port.publish(link);
+        return link;
+    }
+
+    int id() {
+        return id;
+    }
+
+    EthPeer peer() {
+        return peer;
+    }
+
+    /**
+     * Client: asks the listener on the peer host for its end, sending the hello again every 5 ms, until it answers
+     * or {@code timeoutNanos} passed.
+     *
+     * @return whether it answered
+     */
+    boolean hello(InetAddress client, InetAddress server, long timeoutNanos) {
+        byte[] payload = new byte[EthFrameDescriptor.HELLO_PAYLOAD];
+        System.arraycopy(EthAddresses.bytes16(client), 0, payload, 0, 16);
+        System.arraycopy(EthAddresses.bytes16(server), 0, payload, 16, 16);
+        helloWaiter = Thread.currentThread();
+        try {
+            long now = System.nanoTime();
+            long deadline = now + timeoutNanos;
+            long resend = now;
+            while (peer == null) {
+                if (now - deadline >= 0) {
+                    return false;
+                }
+                if (now - resend >= 0) {
+                    port.sendControl(EthFrameDescriptor.HELLO, peerMac, remotePort, localPort, 0, 0, id, payload);
+                    resend = now + HELLO_RESEND_NANOS;
+                }
+                LockSupport.parkNanos(this, Math.min(resend, deadline) - now);
+                now = System.nanoTime();
+            }
+            return true;
+        } finally {
+            helloWaiter = null;
+        }
+    }
+
+    /** The listener answered this client's hello; false if it already had (the caller releases {@code answer}). */
+    boolean answered(EthPeer answer, int answerLink) {
+        Thread waiter = helloWaiter;
+        if (peer != null || waiter == null) {
+            return false;
+        }
+        peerLink = answerLink;
+        peer = answer;
+        LockSupport.unpark(waiter);
+        return true;
+    }
+
+    /** Whether the frame at {@code frame} of {@code b} comes from this link's peer end, for this end. */
+    boolean sentBy(ByteBuffer b, int frame) {
+        EthPeer p = peer;
+        return p != null && EthFrameDescriptor.sourceMac(b, frame) == peerMac
+                && EthFrameDescriptor.sourceInstance(b, frame) == p.instance
+                && EthFrameDescriptor.sourceLink(b, frame) == peerLink
+                && EthFrameDescriptor.destinationPort(b, frame) == localPort
+                && EthFrameDescriptor.sourcePort(b, frame) == remotePort;
+    }
+
+    /** The pump: an engine frame of {@code length} bytes at {@code at} of {@code b} arrived for this end. */
+    void receive(ByteBuffer b, int at, int length) {
+        int offset = inbound.claim(length);
+        if (offset < 0) {
+            SoviaStats.dropped("eth-queue-full");
+            return;
+        }
+        inbound.buffer().put(offset, b, at, length);
+        inbound.commit();
+        VarHandle.fullFence(); // pairs with arm's write then hasFrames' read: one of the two sees the other
+        if (armed.get()) {
+            fire();
+        }
+    }
+
+    private void fire() {
+        if (armed.compareAndSet(true, false)) {
+            port.receiver.armed(-1);
+            wake.run();
+        }
+    }
+
+    /** The receiver: the peer nudged this end. */
+    void nudged() {
+        nudgedAction.run();
+    }
+
+    /** The receiver: the peer's end is gone (closed, or its JVM died). */
+    void peerGone() {
+        gone = true;
+        wake.run();
+    }
+
+    @Override
+    public int maxFrameLength() {
+        return port.maxFrameLength();
+    }
+
+    @Override
+    public boolean isReliable() {
+        return false;
+    }
+
+    @Override
+    public int claim(int length) {
+        if (claimed >= 0 || length < FrameFlyweight.HEADER_LENGTH || length > port.maxFrameLength()) {
+            throw new IllegalStateException("claim of " + length + " bytes, open claim " + claimed);
+        }
+        claimed = length;
+        return EthFrameDescriptor.HEADER_LENGTH;
+    }
+
+    @Override
+    public ByteBuffer sendBuffer() {
+        return send;
+    }
+
+    @Override
+    public void commit(int offset) {
+        int length = claimed;
+        claimed = -1;
+        EthPeer p = peer;
+        if (p == null || closed.get()) {
+            return; // nobody to send to: the engine's retransmission or close copes
+        }
+        EthFrameDescriptor.header(send, peerMac, port.self.mac(), EthFrameDescriptor.FRAME, length, remotePort,
+                localPort, p.instance, port.instance, peerLink, id);
+        int wire = EthFrameDescriptor.wireLength(length);
+        for (int i = EthFrameDescriptor.HEADER_LENGTH + length; i < wire; i++) {
+            send.put(i, (byte) 0);
+        }
+        port.send(send, wire);
+    }
+
+    @Override
+    public int poll(FrameHandler handler, int limit) {
+        port.pump();
+        return inbound.poll(handler, limit);
+    }
+
+    /** Lossy: the engine counts on acknowledgements, not on this. */
+    @Override
+    public boolean peerCaughtUp() {
+        return false;
+    }
+
+    @Override
+    public boolean hasFrames() {
+        if (inbound.hasFrames()) {
+            return true;
+        }
+        port.pump();
+        return inbound.hasFrames();
+    }
+
+    @Override
+    public void arm(boolean arm) {
+        if (arm ? armed.compareAndSet(false, true) : armed.compareAndSet(true, false)) {
+            port.receiver.armed(arm ? 1 : -1);
+        }
+    }
+
+    /** Nothing to do: the peer host's receiver wakes its sleepers when frames arrive. */
+    @Override
+    public void wakePeer() {
+    }
+
+    @Override
+    public void onWake(Runnable action) {
+        this.wake = action;
+    }
+
+    @Override
+    public void nudge() {
+        EthPeer p = peer;
+        if (p != null && !gone) {
+            port.sendControl(EthFrameDescriptor.NUDGE, peerMac, remotePort, localPort, p.instance, peerLink, id, null);
+        }
+    }
+
+    @Override
+    public void onNudge(Runnable poll) {
+        this.nudgedAction = poll;
+    }
+
+    @Override
+    public boolean isPeerAlive() {
+        EthPeer p = peer;
+        return !gone && (p == null || !p.dead);
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        arm(false);
+        port.unregister(id);
+        EthPeer p = peer;
+        if (p != null) {
+            if (!gone && !p.dead) {
+                port.sendControl(EthFrameDescriptor.GONE, peerMac, remotePort, localPort, p.instance, peerLink, id, null);
+            }
+            port.releasePeer(p);
+        }
+    }
+}

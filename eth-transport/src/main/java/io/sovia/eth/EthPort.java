@@ -1,0 +1,289 @@
+package io.sovia.eth;
+
+import io.sovia.spi.config.SoviaConfig;
+import io.sovia.spi.config.SoviaLog;
+import io.sovia.spi.engine.FrameFlyweight;
+import io.sovia.spi.os.NativeAccess;
+import io.sovia.spi.os.PacketOs;
+import io.sovia.spi.stats.SoviaStats;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * This JVM's access to the cluster's segment: two packet sockets on the host table's interface, one for the
+ * engine's frames (read through a receive ring by whichever thread polls, no hand-off) and one for control
+ * frames (hellos, beats, nudges, gone), read by the {@link EthReceiver}; the table of this JVM's links by id,
+ * its listeners by port, and the peer JVMs it has links with.
+ *
+ * <p>Threading: any thread. The ring is read by one thread at a time, whoever takes {@link #pumping}; a thread
+ * that finds it taken goes on, since the holder delivers to every link and wakes the armed ones.
+ */
+final class EthPort {
+    static final int MAX_LINKS = 1 << 16;
+    private static final int SLOT_HEADROOM = 128;
+
+    final EthInterface nic;
+    final HostTable table;
+    final HostTable.Host self;
+    final PacketOs os;
+    final int instance;
+    final int dataFd;
+    final int controlFd;
+    private final RxRing ring;
+    private final AtomicBoolean pumping = new AtomicBoolean();
+    private final AtomicReferenceArray<EthLink> links = new AtomicReferenceArray<>(MAX_LINKS);
+    /** Per slot, bumped at each reuse so a stale id never names a new link; guarded by {@code links}. */
+    private final int[] generations = new int[MAX_LINKS];
+    /** Free slots; guarded by {@code links}. */
+    private final int[] free = new int[MAX_LINKS];
+    private int freeCount;
+    final Map<Integer, EthListener> listeners = new ConcurrentHashMap<>();
+    /** Peer JVMs by instance; changed under itself. */
+    private final Map<Integer, EthPeer> peers = new ConcurrentHashMap<>();
+    /** For control frames, which any thread may send; guarded by itself. */
+    private final ByteBuffer control = ByteBuffer.allocateDirect(EthFrameDescriptor.HEADER_LENGTH
+            + EthFrameDescriptor.HELLO_PAYLOAD + 64).order(ByteOrder.LITTLE_ENDIAN);
+    final EthReceiver receiver;
+
+    private EthPort(HostTable table, HostTable.Self self, PacketOs os, int instance, int dataFd, int controlFd,
+                    RxRing ring) throws IOException {
+        this.table = table;
+        this.self = self.host();
+        this.nic = self.nic();
+        this.os = os;
+        this.instance = instance;
+        this.dataFd = dataFd;
+        this.controlFd = controlFd;
+        this.ring = ring;
+        for (int i = MAX_LINKS - 1; i > 0; i--) {
+            free[freeCount++] = i; // slot 0 stays unused: link id 0 means none
+        }
+        this.receiver = new EthReceiver(this);
+    }
+
+    /** Opens this JVM's sockets on the interface the host table names for this host. */
+    static EthPort open(HostTable table) throws IOException {
+        HostTable.Self self = table.self();
+        EthInterface nic = self.nic();
+        if (!nic.up()) {
+            throw new IOException("interface " + nic.name() + " is down");
+        }
+        if (nic.mtu() < 576) {
+            throw new IOException("interface " + nic.name() + " has an MTU of " + nic.mtu());
+        }
+        PacketOs os = NativeAccess.os().packets();
+        int instance;
+        do {
+            instance = new SecureRandom().nextInt();
+        } while (instance == 0);
+        int slot = Integer.highestOneBit(nic.mtu() + EthFrameDescriptor.ETHERNET_HEADER + SLOT_HEADROOM) * 2;
+        int perBlock = Math.max(1, (1 << 16) / slot);
+        int slots = Math.max(perBlock, SoviaConfig.ethRingBytes() / slot / perBlock * perBlock);
+        int data = os.open();
+        int control = -1;
+        ByteBuffer ringMemory = null;
+        try {
+            os.ignoreOutgoing(data);
+            os.attachFilter(data, EthFilters.data(instance));
+            ringMemory = os.rxRing(data, slot, slots);
+            os.bind(data, nic.index(), EthFrameDescriptor.ETHER_TYPE);
+            control = os.open();
+            os.ignoreOutgoing(control);
+            os.attachFilter(control, EthFilters.control(instance));
+            os.bind(control, nic.index(), EthFrameDescriptor.ETHER_TYPE);
+            return new EthPort(table, self, os, instance, data, control, new RxRing(ringMemory, slot));
+        } catch (IOException | RuntimeException e) {
+            if (ringMemory != null) {
+                os.unmap(ringMemory);
+            }
+            NativeAccess.os().closeFd(data);
+            if (control >= 0) {
+                NativeAccess.os().closeFd(control);
+            }
+            throw e;
+        }
+    }
+
+    /** The largest engine frame a link of this port carries. */
+    int maxFrameLength() {
+        return nic.mtu() - (EthFrameDescriptor.HEADER_LENGTH - EthFrameDescriptor.ETHERNET_HEADER);
+    }
+
+    /** An id for {@code link}, which {@link #publish} then makes reachable; 0 when this JVM holds as many links as it can. */
+    int register(EthLink link) {
+        synchronized (links) {
+            if (freeCount == 0) {
+                return 0;
+            }
+            int slot = free[--freeCount];
+            int generation = generations[slot] = generations[slot] % 0x7FFF + 1;
+            return generation << 16 | slot;
+        }
+    }
+
+    /** Makes {@code link}, which has its id from {@link #register}, reachable by frames. */
+    void publish(EthLink link) {
+        links.set(link.id() & 0xFFFF, link);
+    }
+
+    void unregister(int id) {
+        int slot = id & 0xFFFF;
+        synchronized (links) {
+            EthLink link = links.get(slot);
+            if (link == null || link.id() == id) {
+                links.set(slot, null);
+                free[freeCount++] = slot;
+            }
+        }
+    }
+
+    /** The link with {@code id}, or null. */
+    EthLink link(int id) {
+        EthLink link = links.get(id & 0xFFFF);
+        return link != null && link.id() == id ? link : null;
+    }
+
+    /** Every live link, for the receiver's rare walks (a peer died). */
+    List<EthLink> links() {
+        List<EthLink> all = new ArrayList<>();
+        for (int i = 1; i < MAX_LINKS; i++) {
+            EthLink link = links.get(i);
+            if (link != null) {
+                all.add(link);
+            }
+        }
+        return all;
+    }
+
+    /** The peer JVM {@code instance} at {@code mac}, counted as having one more link; null if the id is taken by another MAC. */
+    EthPeer acquirePeer(long mac, int instance) {
+        synchronized (peers) {
+            EthPeer peer = peers.computeIfAbsent(instance, i -> new EthPeer(mac, i, System.nanoTime()));
+            if (peer.mac != mac || peer.dead) {
+                return null;
+            }
+            peer.links++;
+            return peer;
+        }
+    }
+
+    void releasePeer(EthPeer peer) {
+        synchronized (peers) {
+            if (--peer.links == 0) {
+                peers.remove(peer.instance, peer);
+            }
+        }
+    }
+
+    EthPeer peer(int instance) {
+        return peers.get(instance);
+    }
+
+    Iterable<EthPeer> peers() {
+        return peers.values();
+    }
+
+    /** Forgets a dead peer so a link to the same instance is never made again by mistake. */
+    void forget(EthPeer peer) {
+        synchronized (peers) {
+            peers.remove(peer.instance, peer);
+        }
+    }
+
+    /** Whether a frame waits in the ring; cheap. */
+    boolean ready() {
+        return ring.ready();
+    }
+
+    /** Moves the frames waiting in the ring to their links, waking those armed, unless another thread is at it. */
+    void pump() {
+        if (!ring.ready() || !pumping.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            ByteBuffer b = ring.buffer();
+            while (ring.ready()) {
+                int slot = ring.slot();
+                deliver(b, ring.frame(slot), ring.length(slot));
+                ring.release(slot);
+            }
+        } finally {
+            pumping.set(false);
+        }
+    }
+
+    private void deliver(ByteBuffer b, int frame, int length) {
+        if (length < EthFrameDescriptor.HEADER_LENGTH || EthFrameDescriptor.version(b, frame) != EthFrameDescriptor.VERSION
+                || EthFrameDescriptor.kind(b, frame) != EthFrameDescriptor.FRAME) {
+            SoviaStats.dropped("eth-malformed");
+            return;
+        }
+        int payload = EthFrameDescriptor.payloadLength(b, frame);
+        if (payload < FrameFlyweight.HEADER_LENGTH || EthFrameDescriptor.HEADER_LENGTH + payload > length) {
+            SoviaStats.dropped("eth-bad-length");
+            return;
+        }
+        EthLink link = link(EthFrameDescriptor.destinationLink(b, frame));
+        if (link == null) {
+            SoviaStats.dropped("eth-unknown-link");
+            answerStray(b, frame);
+            return;
+        }
+        if (!link.sentBy(b, frame)) {
+            SoviaStats.dropped("eth-stray");
+            return;
+        }
+        link.receive(b, frame + EthFrameDescriptor.HEADER_LENGTH, payload);
+    }
+
+    /** A frame for a link this JVM no longer has, from a cluster host: its sender must stop waiting. */
+    private void answerStray(ByteBuffer b, int frame) {
+        long mac = EthFrameDescriptor.sourceMac(b, frame);
+        if (table.byMac(mac) != null) {
+            sendControl(EthFrameDescriptor.GONE, mac, EthFrameDescriptor.sourcePort(b, frame),
+                    EthFrameDescriptor.destinationPort(b, frame), EthFrameDescriptor.sourceInstance(b, frame),
+                    EthFrameDescriptor.sourceLink(b, frame), EthFrameDescriptor.destinationLink(b, frame), null);
+        }
+    }
+
+    /** Sends a whole frame; false (counted) when the socket's buffer is full or the interface failed. */
+    boolean send(ByteBuffer frame, int length) {
+        try {
+            if (os.send(dataFd, frame, 0, length)) {
+                return true;
+            }
+            SoviaStats.dropped("eth-send-buffer-full");
+        } catch (IOException e) {
+            SoviaStats.dropped("eth-send-failed");
+            SoviaLog.warnCounted("eth-send", "sending on " + nic.name() + " failed; the engine retransmits", e);
+        }
+        return false;
+    }
+
+    /** Sends a control frame (any kind but FRAME) with an optional payload. */
+    boolean sendControl(byte kind, long mac, int destinationPort, int sourcePort, int destinationInstance,
+                        int destinationLink, int sourceLink, byte[] payload) {
+        synchronized (control) {
+            int length = payload == null ? 0 : payload.length;
+            EthFrameDescriptor.header(control, mac, self.mac(), kind, length, destinationPort, sourcePort,
+                    destinationInstance, instance, destinationLink, sourceLink);
+            if (payload != null) {
+                control.put(EthFrameDescriptor.HEADER_LENGTH, payload);
+            }
+            int wire = EthFrameDescriptor.wireLength(length);
+            for (int i = EthFrameDescriptor.HEADER_LENGTH + length; i < wire; i++) {
+                control.put(i, (byte) 0);
+            }
+            return send(control, wire);
+        }
+    }
+}

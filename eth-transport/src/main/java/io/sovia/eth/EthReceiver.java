@@ -1,0 +1,211 @@
+package io.sovia.eth;
+
+import io.sovia.spi.config.SoviaConfig;
+import io.sovia.spi.config.SoviaLog;
+import io.sovia.spi.lifecycle.Lifecycle;
+import io.sovia.spi.os.NativeAccess;
+import io.sovia.spi.os.NativeOs;
+import io.sovia.spi.stats.SoviaStats;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.NoOpIdleStrategy;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * The eth path's one thread per JVM: reads control frames (hellos, answers, nudges, beats, gone), beats to every
+ * peer JVM and buries those gone silent, sweeps the listeners' hellos, and reads the data ring only while a link
+ * has a sleeper ({@link #armed}): a polling thread reads the ring itself, and waking this thread for every frame
+ * would cost a wake-up each on a core the app needs.
+ */
+final class EthReceiver implements Agent {
+    private static final long WAKE = 0;
+    private static final long CONTROL = 1;
+    private static final long DATA = 2;
+    private static final long BEAT_NANOS = 100_000_000;
+
+    private final EthPort port;
+    private final NativeOs os;
+    /** Never closed (see ShmDoorbells): any thread may call epoll_ctl on it while the JVM lives. */
+    private final int epoll;
+    private final int wakeFd;
+    private final long deadNanos = SoviaConfig.ethDeadNanos();
+    /** The receiver thread's. */
+    private final ByteBuffer in;
+    private final long[] readyData = new long[4];
+    private final int[] readyEvents = new int[4];
+    private long nextBeat = System.nanoTime();
+    /** Links armed, and whether the data socket is watched; guarded by {@code this}. */
+    private int armedLinks;
+    private boolean watchingData;
+
+    EthReceiver(EthPort port) throws IOException {
+        this.port = port;
+        this.os = NativeAccess.os();
+        this.in = ByteBuffer.allocateDirect(port.nic.mtu() + EthFrameDescriptor.ETHERNET_HEADER + 64)
+                .order(ByteOrder.LITTLE_ENDIAN);
+        this.epoll = os.epollCreate();
+        this.wakeFd = os.eventfdCreate();
+        os.epollControl(epoll, NativeOs.EPOLL_CTL_ADD, wakeFd, NativeOs.EPOLLIN, WAKE);
+        os.epollControl(epoll, NativeOs.EPOLL_CTL_ADD, port.controlFd, NativeOs.EPOLLIN, CONTROL);
+        os.epollControl(epoll, NativeOs.EPOLL_CTL_ADD, port.dataFd, 0, DATA);
+    }
+
+    void start() {
+        Lifecycle.start(this, new NoOpIdleStrategy(), () -> os.eventfdSignal(wakeFd));
+    }
+
+    /** A link armed ({@code +1}) or stopped ({@code -1}): the data socket is watched while any is armed. */
+    synchronized void armed(int delta) {
+        armedLinks += delta;
+        boolean want = armedLinks > 0;
+        if (want != watchingData) {
+            try {
+                os.epollControl(epoll, NativeOs.EPOLL_CTL_MOD, port.dataFd, want ? NativeOs.EPOLLIN : 0, DATA);
+                watchingData = want;
+            } catch (IOException e) {
+                SoviaLog.warnCounted("eth-epoll", "cannot change what the eth receiver watches", e);
+            }
+        }
+    }
+
+    @Override
+    public String roleName() {
+        return "sovia-eth-receiver";
+    }
+
+    @Override
+    public int doWork() throws IOException {
+        long now = System.nanoTime();
+        int timeout = (int) Math.max(1, (nextBeat - now) / 1_000_000 + 1);
+        int n = os.epollWait(epoll, readyData, readyEvents, timeout);
+        for (int i = 0; i < n; i++) {
+            if (readyData[i] == CONTROL) {
+                drainControl();
+            } else if (readyData[i] == DATA) {
+                port.pump();
+            } else {
+                os.eventfdClear(wakeFd);
+            }
+        }
+        now = System.nanoTime();
+        if (now - nextBeat >= 0) {
+            drainControl(); // what came in counts before anyone is buried
+            beat(now);
+            nextBeat = now + BEAT_NANOS;
+        }
+        return n;
+    }
+
+    private void drainControl() throws IOException {
+        int length;
+        while ((length = port.os.receive(port.controlFd, in, 0, in.capacity())) >= 0) {
+            onControl(length);
+        }
+    }
+
+    private void onControl(int length) {
+        if (length < EthFrameDescriptor.HEADER_LENGTH || EthFrameDescriptor.version(in, 0) != EthFrameDescriptor.VERSION
+                || EthFrameDescriptor.HEADER_LENGTH + EthFrameDescriptor.payloadLength(in, 0) > length) {
+            SoviaStats.dropped("eth-malformed");
+            return;
+        }
+        long mac = EthFrameDescriptor.sourceMac(in, 0);
+        HostTable.Host host = port.table.byMac(mac);
+        if (host == null) {
+            SoviaStats.dropped("eth-unknown-host");
+            return;
+        }
+        int instance = EthFrameDescriptor.sourceInstance(in, 0);
+        EthPeer known = port.peer(instance);
+        if (known != null && known.mac == mac) {
+            known.lastHeardNanos = System.nanoTime();
+        }
+        byte kind = EthFrameDescriptor.kind(in, 0);
+        if (kind == EthFrameDescriptor.HELLO) {
+            hello(host, instance);
+            return;
+        }
+        if (kind == EthFrameDescriptor.BEAT) {
+            return;
+        }
+        EthLink link = port.link(EthFrameDescriptor.destinationLink(in, 0));
+        if (kind == EthFrameDescriptor.HELLO_OK) {
+            answer(link, mac, instance);
+        } else if (link == null || !link.sentBy(in, 0)) {
+            SoviaStats.dropped("eth-stray");
+        } else if (kind == EthFrameDescriptor.NUDGE) {
+            link.nudged();
+        } else if (kind == EthFrameDescriptor.GONE) {
+            link.peerGone();
+        } else {
+            SoviaStats.dropped("eth-malformed");
+        }
+    }
+
+    private void hello(HostTable.Host host, int instance) {
+        if (EthFrameDescriptor.payloadLength(in, 0) != EthFrameDescriptor.HELLO_PAYLOAD || instance == 0) {
+            SoviaStats.dropped("eth-malformed");
+            return;
+        }
+        InetAddress client = EthAddresses.read(in, EthFrameDescriptor.HEADER_LENGTH);
+        if (!client.equals(host.ip())) {
+            SoviaStats.dropped("eth-unknown-host"); // a listed MAC claiming another host's address
+            return;
+        }
+        EthListener listener = port.listeners.get(EthFrameDescriptor.destinationPort(in, 0));
+        if (listener == null) {
+            return; // another JVM of this host may listen there; only the one that does answers
+        }
+        EthPeer peer = port.acquirePeer(host.mac(), instance);
+        if (peer == null) {
+            SoviaStats.dropped("eth-stray");
+            return;
+        }
+        listener.onHello(peer, EthFrameDescriptor.sourceLink(in, 0),
+                new InetSocketAddress(client, EthFrameDescriptor.sourcePort(in, 0)),
+                EthAddresses.read(in, EthFrameDescriptor.HEADER_LENGTH + 16));
+    }
+
+    private void answer(EthLink link, long mac, int instance) {
+        if (link == null || link.peerMac != mac || link.remotePort != EthFrameDescriptor.sourcePort(in, 0)
+                || link.localPort != EthFrameDescriptor.destinationPort(in, 0)) {
+            SoviaStats.dropped("eth-stray");
+            return;
+        }
+        EthPeer peer = port.acquirePeer(mac, instance);
+        if (peer != null && !link.answered(peer, EthFrameDescriptor.sourceLink(in, 0))) {
+            port.releasePeer(peer);
+        }
+    }
+
+    private void beat(long now) throws IOException {
+        port.pump(); // frames nobody polled for a while: acknowledgements and data still count
+        SoviaStats.dropped("eth-ring-overflow", port.os.drops(port.dataFd) + port.os.drops(port.controlFd));
+        for (EthPeer peer : port.peers()) {
+            if (now - peer.lastHeardNanos > deadNanos) {
+                bury(peer);
+            } else {
+                port.sendControl(EthFrameDescriptor.BEAT, peer.mac, 0, 0, peer.instance, 0, 0, null);
+            }
+        }
+        for (EthListener listener : port.listeners.values()) {
+            listener.sweep(now);
+        }
+    }
+
+    private void bury(EthPeer peer) {
+        peer.dead = true;
+        port.forget(peer);
+        SoviaLog.info("eth peer " + EthFrameDescriptor.formatMac(peer.mac) + " (instance "
+                + Integer.toHexString(peer.instance) + ") is silent: its connections are reset");
+        for (EthLink link : port.links()) {
+            if (link.peer() == peer) {
+                link.peerGone();
+            }
+        }
+    }
+}

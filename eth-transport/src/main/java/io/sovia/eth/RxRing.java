@@ -1,0 +1,68 @@
+package io.sovia.eth;
+
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteBuffer;
+
+/**
+ * A packet socket's {@code TPACKET_V2} receive ring, read without system calls: the kernel fills slots in
+ * order and hands each over by setting {@code TP_STATUS_USER} in its header; the reader hands it back with 0.
+ *
+ * <pre>
+ *  slot i at i * slotSize:
+ *  0 tp_status  4 tp_len  8 tp_snaplen  12 tp_mac (u16)  14 tp_net (u16)  16 tp_sec  20 tp_nsec  24 vlan  28 pad
+ *  tp_mac: where the frame (its Ethernet header first) starts, from the slot's start
+ * </pre>
+ * Threading: one reader at a time (the port's pump lock); {@link #ready()} from any thread.
+ */
+final class RxRing {
+    private static final int TP_STATUS_USER = 1;
+    private static final int STATUS = 0;
+    private static final int SNAP_LENGTH = 8;
+    private static final int MAC = 12;
+
+    private final ByteBuffer buffer;
+    private final UnsafeBuffer view;
+    private final int slotSize;
+    private final int slots;
+    /** The slot to read next; the reader's. */
+    private int next;
+
+    RxRing(ByteBuffer buffer, int slotSize) {
+        this.buffer = buffer;
+        this.view = new UnsafeBuffer(buffer);
+        this.slotSize = slotSize;
+        this.slots = buffer.capacity() / slotSize;
+    }
+
+    /** The mapping the slots live in. */
+    ByteBuffer buffer() {
+        return buffer;
+    }
+
+    /** Whether the next slot holds a frame; a volatile read. */
+    boolean ready() {
+        return (view.getIntVolatile(next * slotSize + STATUS) & TP_STATUS_USER) != 0;
+    }
+
+    /** The offset of the next slot, which {@link #ready()} said holds a frame. */
+    int slot() {
+        return next * slotSize;
+    }
+
+    /** Where the frame of the slot at {@code slot} starts in {@link #buffer()}. */
+    int frame(int slot) {
+        return slot + (view.getShort(slot + MAC) & 0xFFFF);
+    }
+
+    /** How many bytes of the frame the slot holds. */
+    int length(int slot) {
+        return view.getInt(slot + SNAP_LENGTH);
+    }
+
+    /** Hands the slot back to the kernel and moves on. */
+    void release(int slot) {
+        view.putIntOrdered(slot + STATUS, 0);
+        next = next + 1 == slots ? 0 : next + 1;
+    }
+}
