@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -27,15 +28,29 @@ import java.util.concurrent.ConcurrentHashMap;
  * cause logged once and counted.
  */
 public final class EthTransport implements Transport {
-    private final HostTable table;
+    /** Read at first use, not when ServiceLoader makes this (the JVM's first connect or listen may come later). */
+    private volatile Optional<HostTable> table;
     /** The port, or the reason there is none; opened at the first listen or connect. */
     private volatile Object port;
     /** Destinations that did not answer, with when they may be asked again. */
     private final Map<InetSocketAddress, Long> verdicts = new ConcurrentHashMap<>();
 
-    /** Called by ServiceLoader; reads the host table if one is set. */
+    /** Called by ServiceLoader. */
     public EthTransport() {
-        this.table = readTable();
+    }
+
+    /** The host table, or null when there is none or it is unusable (said once). */
+    private HostTable table() {
+        Optional<HostTable> t = table;
+        if (t == null) {
+            synchronized (this) {
+                t = table;
+                if (t == null) {
+                    t = table = Optional.ofNullable(readTable());
+                }
+            }
+        }
+        return t.orElse(null);
     }
 
     private static HostTable readTable() {
@@ -60,12 +75,14 @@ public final class EthTransport implements Transport {
 
     @Override
     public boolean reaches(InetSocketAddress remote) {
-        return table != null && table.find(remote.getAddress()) != null && !LocalAddresses.isLocal(remote.getAddress());
+        HostTable t = table();
+        return t != null && t.find(remote.getAddress()) != null && !LocalAddresses.isLocal(remote.getAddress());
     }
 
     @Override
     public Offer offer(InetSocketAddress local, InetSocketAddress remote) throws IOException {
-        HostTable.Host host = table == null ? null : table.find(remote.getAddress());
+        HostTable t = table();
+        HostTable.Host host = t == null ? null : t.find(remote.getAddress());
         if (host == null) {
             throw new Declined(remote + " is not in the host table");
         }
@@ -89,7 +106,7 @@ public final class EthTransport implements Transport {
 
     @Override
     public TransportListener listen(InetSocketAddress bound) {
-        if (table == null) {
+        if (table() == null) {
             return null;
         }
         try {
@@ -118,7 +135,7 @@ public final class EthTransport implements Transport {
 
     private Object open() {
         try {
-            EthPort p = EthPort.open(table);
+            EthPort p = EthPort.open(table());
             p.receiver.start();
             Lifecycle.onExit(ExitStage.CLOSE, () -> p.listeners.values().forEach(EthListener::close));
             SoviaLog.info("eth: on " + p.nic.name() + " (MTU " + p.nic.mtu() + ") as " + p.self.ip().getHostAddress());

@@ -53,8 +53,8 @@ public final class FrameFlyweight {
     /** On a one-byte DATA: TCP's urgent byte, which the receiver reads inline with SO_OOBINLINE, else drops. */
     public static final byte FLAG_URGENT = 2;
     /**
-     * On an ACK over a lossy link: the sender keeps frames beyond a gap at its ack (it got them out of order), so the
-     * frame at the ack was lost and should be sent again (SACK's one bit: where the first gap is).
+     * On any frame over a lossy link: its sender keeps frames beyond a gap at its ack (it got them out of order), so
+     * the frame at the ack was lost and should be sent again (SACK's one bit: where the first gap is).
      */
     public static final byte FLAG_GAP = 4;
 
@@ -121,6 +121,12 @@ public final class FrameFlyweight {
     public void ackAndWindow(int ack, long window) {
         buffer.putInt(offset + ACK_SEQ, ack);
         buffer.putLong(offset + WINDOW, window);
+    }
+
+    /** Sets or clears {@link #FLAG_GAP}, leaving the other flags, for a frame resent with a fresh ack. */
+    public void gap(boolean gap) {
+        byte flags = buffer.get(offset + FLAGS);
+        buffer.put(offset + FLAGS, (byte) (gap ? flags | FLAG_GAP : flags & ~FLAG_GAP));
     }
 
     /** Absolute index of the payload in the buffer. */

@@ -51,6 +51,11 @@ final class RetransmitQueue {
         count++;
     }
 
+    /** Whether the i-th oldest frame was sent more than once. */
+    boolean wasResent(int i) {
+        return retransmitted[(first + i) % slots];
+    }
+
     /** When the i-th oldest frame was last sent. */
     long sentAt(int i) {
         return sentNanos[(first + i) % slots];
@@ -59,16 +64,22 @@ final class RetransmitQueue {
     /**
      * Drops frames with sequence numbers before {@code ack} (cumulative).
      *
-     * @return the round-trip sample of the newest frame dropped that was sent only once, or -1 (Karn)
+     * @return the round trip of the newest frame dropped, or -1 when any frame dropped was sent again (Karn's rule,
+     *         extended: an ack that covers a resent frame filled a gap, and the frames after the gap waited in the
+     *         receiver for it; their times measured loss recovery, which fed into rto made recovery slower still)
      */
     long acknowledge(int ack, long now) {
-        long rtt = -1;
+        boolean clean = true;
+        long newest = 0;
+        boolean any = false;
         while (count > 0 && seqs[first] - ack < 0) {
-            rtt = retransmitted[first] ? -1 : now - sentNanos[first];
+            clean &= !retransmitted[first];
+            newest = sentNanos[first];
+            any = true;
             first = (first + 1) % slots;
             count--;
         }
-        return rtt;
+        return any && clean ? now - newest : -1;
     }
 
     /** The i-th oldest frame's offset in {@link #buffer()}. */

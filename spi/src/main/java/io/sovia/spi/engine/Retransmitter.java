@@ -10,8 +10,8 @@ import java.nio.ByteBuffer;
  * acknowledged, samples the round trip of frames sent once (Jacobson's estimator, as TCP: rto = srtt + 4 rttvar,
  * clamped), resends the oldest frame when it times out, doubling rto each round, and then the others sent before the
  * timeout, two per ack (slow start), and probes a closed window so a lost window update cannot stall the stream. The receiver keeps frames that come after a gap
- * ({@link ReorderBuffer}) and says so on its ACKs ({@link FrameFlyweight#FLAG_GAP}); each such ACK resends the frame
- * at the gap once a round trip has passed since it was sent, so a loss costs a round trip, not a timeout nor a
+ * ({@link ReorderBuffer}) and says so on every frame it sends ({@link FrameFlyweight#FLAG_GAP}), which resends the
+ * frame at the gap, a copy of it at most once a round trip, so a loss costs a round trip, not a timeout nor a
  * window. ESP's go-back-N with rto = 2 srtt made a receiver that paused for a time slice (a 2-core VM, the JIT at
  * work) look lossy: a whole window resent at every pause, whose copies filled the receiver's queue and were lost
  * in turn, and at 5% loss nearly every window of 256 frames lost one. Not used on reliable links, which pay nothing
@@ -90,15 +90,16 @@ final class Retransmitter {
     }
 
     /**
-     * The peer keeps frames beyond a gap at the oldest frame in flight: that frame is sent again, unless its last copy
-     * left less than a round trip ago (it may still arrive, or was only overtaken). Each gap is thus sent again once
-     * per round trip while frames behind it arrive, and the next gap as soon as the ack reaches it: a loss costs a
-     * round trip, not a timeout, and nothing that arrived.
+     * The peer keeps frames beyond a gap at the oldest frame in flight, so frames sent after it arrived and it did
+     * not: it is sent again at once (one copy too many when it was only overtaken), and again only once a round trip
+     * has passed since its last copy left (that copy was lost as well). The receiver reports a gap once per batch of
+     * frames it takes, not per frame, so counting reports as TCP counts duplicate acks waited for a timeout.
      */
     void onGap(long now) {
-        if (!queue.isEmpty() && now - queue.sentAt(0) > (srtt > 0 ? srtt : rto)) {
-            resendOldest(now);
+        if (queue.isEmpty() || (queue.wasResent(0) && now - queue.sentAt(0) <= (srtt > 0 ? srtt : rto))) {
+            return;
         }
+        resendOldest(now);
     }
 
     private void resendOldest(long now) {

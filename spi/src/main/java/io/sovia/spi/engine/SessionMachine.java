@@ -321,7 +321,7 @@ final class SessionMachine {
      */
     private void sendWindowUpdate() {
         if (receiver.windowUpdateDue()) {
-            sender.sendAck(ackFlags());
+            sender.sendAck((byte) 0);
             if (receiver.windowUpdateDue()) {
                 receiver.retryAck(clock.getAsLong());
             }
@@ -362,7 +362,7 @@ final class SessionMachine {
             }
         }
         if (receiver.ackDue(now)) {
-            sender.sendAck(ackFlags());
+            sender.sendAck((byte) 0);
         }
         flush(false);
         return any;
@@ -413,7 +413,7 @@ final class SessionMachine {
             return true;
         }
         if (type != SYN && !early) { // early data acknowledges nothing yet
-            sender.onAck(f.ack(), f.window(), type == ACK && (f.flags() & FLAG_GAP) != 0);
+            sender.onAck(f.ack(), f.window(), retransmitter != null && (f.flags() & FLAG_GAP) != 0);
             if (outState == OUT_FIN_SENT && retransmitter != null && sender.finAcknowledged()) {
                 outState = OUT_FIN_ACKED;
             }
@@ -426,6 +426,7 @@ final class SessionMachine {
                 EngineCounters.OUT_OF_ORDER.increment();
                 if (reorder != null) {
                     reorder.keep(receiver.rcvNxt(), f.seq(), buffer, offset, length);
+                    receiver.gap(reorder.hasGap());
                 }
                 receiver.ackAtOnce();
                 return true;
@@ -485,14 +486,10 @@ final class SessionMachine {
         } finally {
             reordering = false;
         }
+        receiver.gap(reorder.hasGap());
         if (reorder.hasGap()) {
             receiver.ackAtOnce();
         }
-    }
-
-    /** An ACK's flags: whether frames beyond a gap wait here for the frame at the ack. */
-    private byte ackFlags() {
-        return reorder != null && reorder.hasGap() ? FLAG_GAP : 0;
     }
 
     /**

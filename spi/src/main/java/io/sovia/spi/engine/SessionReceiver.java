@@ -25,6 +25,8 @@ final class SessionReceiver {
 
     /** The next sequence number expected from the peer. Guarded by the session's lock. */
     private int rcvNxt;
+    /** Whether frames beyond a gap at rcvNxt are kept (lossy links); set by the session after each change. */
+    private boolean gap;
     /** Ack state: sequenced frames received since we last sent anything, and the edge last sent.
      *  Guarded by the session's lock. */
     private int unackedFrames;
@@ -52,6 +54,15 @@ final class SessionReceiver {
     }
 
     /** The handshake tells where the peer's sequence starts. */
+    /** Whether frames beyond a gap at {@link #rcvNxt()} wait for it: every frame sent says so. */
+    boolean hasGap() {
+        return gap;
+    }
+
+    void gap(boolean gap) {
+        this.gap = gap;
+    }
+
     void expect(int seq) {
         rcvNxt = seq;
     }

@@ -8,6 +8,7 @@ import java.util.function.LongSupplier;
 import static io.sovia.spi.engine.FrameFlyweight.ACK;
 import static io.sovia.spi.engine.FrameFlyweight.DATA;
 import static io.sovia.spi.engine.FrameFlyweight.FIN;
+import static io.sovia.spi.engine.FrameFlyweight.FLAG_GAP;
 import static io.sovia.spi.engine.FrameFlyweight.HEADER_LENGTH;
 import static io.sovia.spi.engine.FrameFlyweight.SYN;
 
@@ -365,8 +366,8 @@ final class SessionSender {
         boolean sequenced = FrameFlyweight.isSequenced(type);
         int seq = sequenced ? sndNxt++ : sndNxt;
         long edge = receiver.edge();
-        out.wrap(link.sendBuffer(), offset)
-                .header(type, flags, payloadLength, type == SYN ? 0 : peerToken, seq, receiver.rcvNxt(), edge);
+        out.wrap(link.sendBuffer(), offset).header(type, receiver.hasGap() ? (byte) (flags | FLAG_GAP) : flags,
+                payloadLength, type == SYN ? 0 : peerToken, seq, receiver.rcvNxt(), edge);
         if (sequenced && retransmitter != null) {
             retransmitter.sent(seq, link.sendBuffer(), offset, HEADER_LENGTH + payloadLength, clock.getAsLong());
             timerSet.run();
@@ -385,6 +386,7 @@ final class SessionSender {
         link.sendBuffer().put(offset, frame, frameOffset, length);
         long edge = receiver.edge();
         out.wrap(link.sendBuffer(), offset).ackAndWindow(receiver.rcvNxt(), edge);
+        out.gap(receiver.hasGap());
         link.commit(offset);
         receiver.advertised(edge);
         ringPending = true;

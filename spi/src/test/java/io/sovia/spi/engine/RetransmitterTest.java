@@ -159,29 +159,29 @@ class RetransmitterTest {
     }
 
     /**
-     * An ACK that reports a gap resends the oldest frame in flight, the one at the gap, unless its last copy left
-     * less than srtt ago; the next gap goes once the ack reaches it.
+     * A frame that reports a gap resends the oldest frame in flight, the one at the gap, at once; a copy of it again
+     * only once srtt has passed since the last copy left; the next gap goes once the ack reaches it.
      */
     @Test
     @Timeout(value = 10, threadMode = SEPARATE_THREAD)
-    void gapsResendTheOldestFrameAtMostOncePerRoundTrip() {
+    void gapsResendTheOldestFrameAndItsCopiesAtMostOncePerRoundTrip() {
         send(0, T0);
         send(1, T0);
         send(2, T0);
         ack(1, T0 + MS); // frame 0: rtt 1 ms, srtt 1 ms; frames 1 and 2 in flight since T0
         retransmitter.onGap(T0 + MS + MS / 2);
-        expectResent(1, "a gap at frame 1, sent 1.5 ms ago");
+        expectResent(1, "a gap at frame 1");
         retransmitter.onGap(T0 + 2 * MS);
         expectResent(1, "another report 0.5 ms after the copy left");
         retransmitter.onGap(T0 + 2 * MS + 600_000);
         expectResent(2, "a report 1.1 ms after the copy left: it was lost too");
-        ack(2, T0 + 3 * MS); // frame 1 arrived: the gap moves to frame 2, sent 3 ms ago
+        ack(2, T0 + 3 * MS); // frame 1 arrived: the gap moves to frame 2
         retransmitter.onGap(T0 + 3 * MS);
         expectResent(3, "the next gap, at frame 2");
         send(3, T0 + 3 * MS);
-        ack(3, T0 + 4 * MS); // frame 3 in flight since 1 ms
+        ack(3, T0 + 3 * MS + MS / 2);
         retransmitter.onGap(T0 + 3 * MS + MS / 2);
-        expectResent(3, "a gap at a frame sent 0.5 ms ago");
+        expectResent(4, "a gap at frame 3, sent 0.5 ms ago but never again: later frames overtook it");
     }
 
     private void expectResent(long frames, String when) {
