@@ -5,6 +5,8 @@
 #   netns.sh up-bridged [MTU]   PREFIX-a (sva) <-veth-> PREFIX-br (bra) ... (brb) PREFIX-br <-veth-> PREFIX-b (svb);
 #                               PREFIX-br has no kernel bridge: run ethbridge there (this script does not start it):
 #                               ip netns exec PREFIX-br ethbridge bra brb [--seed N --drop P --dup P --reorder P]
+#   netns.sh up-root [MTU]      PREFIX-a (sva 10.77.9.2/24) <-veth-> this namespace (SOVIA_ROOT_IF, 10.77.9.1/24): a
+#                               second host for a process that cannot move into a namespace (a test JVM)
 #   netns.sh down               deletes the three namespaces (SIGTERM, then SIGKILL, to any process left inside)
 #
 # MTU defaults to 1500 and is set on every veth end (jumbo: 9000). Both up-* first tear down what a previous run
@@ -14,6 +16,7 @@
 # Environment:
 #   SOVIA_NS_PREFIX   namespace prefix (default sovia), so that two runs can coexist; interface names do not depend
 #                     on it (each lives in its own namespace)
+#   SOVIA_ROOT_IF     up-root: the name of the veth end in this namespace (default sovia-root)
 #   SOVIA_HOSTS_OUT   if set, the file to write the host table to, one line "IP MAC IFNAME" per end, e.g.
 #                     "10.77.0.1 6a:1f:..:..:..:.. sva" (IFNAME is the interface inside that host's namespace)
 # Exit status 77 (skip) if not root, or if namespaces or veth pairs cannot be created.
@@ -25,10 +28,13 @@ NS_B=$PREFIX-b
 NS_BR=$PREFIX-br
 IP_A=10.77.0.1
 IP_B=10.77.0.2
+ROOT_IP=10.77.9.1
+ROOT_PEER_IP=10.77.9.2
+ROOT_IF=${SOVIA_ROOT_IF:-sovia-root}
 
 say() { echo "netns.sh: $*" >&2; }
 skip() { say "SKIP: $*"; exit 77; }
-usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 [[ $PREFIX =~ ^[A-Za-z0-9_.-]{1,40}$ ]] || { say "bad SOVIA_NS_PREFIX '$PREFIX'"; exit 2; }
 
@@ -90,11 +96,36 @@ wait_carrier() { # NS IF: veth reports carrier a moment after both ends are up
   say "warning: $1:$2 has no carrier yet"
 }
 
-hosts_out() {
+hosts_out() { # [root]: the pair of up-root
   [[ -n ${SOVIA_HOSTS_OUT:-} ]] || return 0
   local tmp=$SOVIA_HOSTS_OUT.tmp.$$
-  printf '%s %s %s\n' "$IP_A" "$(mac_of "$NS_A" sva)" sva "$IP_B" "$(mac_of "$NS_B" svb)" svb >"$tmp"
+  if [[ ${1:-} == root ]]; then
+    printf '%s %s %s\n' "$ROOT_IP" "$(ip -o link show dev "$ROOT_IF" | sed -n 's|.*link/ether \([0-9a-f:]\{17\}\).*|\1|p')" \
+      "$ROOT_IF" "$ROOT_PEER_IP" "$(mac_of "$NS_A" sva)" sva >"$tmp"
+  else
+    printf '%s %s %s\n' "$IP_A" "$(mac_of "$NS_A" sva)" sva "$IP_B" "$(mac_of "$NS_B" svb)" svb >"$tmp"
+  fi
   mv -f "$tmp" "$SOVIA_HOSTS_OUT"
+}
+
+do_up_root() { # MTU
+  local mtu=$1
+  check_mtu "$mtu"
+  do_down
+  ip link del "$ROOT_IF" 2>/dev/null || true
+  up_guard
+  add_ns "$NS_A"
+  ip link add name "$ROOT_IF" mtu "$mtu" type veth peer name sva netns "$NS_A" mtu "$mtu" 2>/dev/null \
+    || skip "cannot create veth pair $ROOT_IF <-> $NS_A:sva (CONFIG_VETH?)"
+  [[ -d /proc/sys/net/ipv6 ]] && sysctl -qw "net.ipv6.conf.$ROOT_IF.disable_ipv6=1"
+  no_ipv6 "$NS_A" sva
+  ip link set "$ROOT_IF" up
+  ip -n "$NS_A" link set sva up
+  ip addr add "$ROOT_IP/24" dev "$ROOT_IF"
+  ip -n "$NS_A" addr add "$ROOT_PEER_IP/24" dev sva
+  wait_carrier "$NS_A" sva
+  hosts_out root
+  say "up-root: $ROOT_IF $ROOT_IP <-> $NS_A:sva $ROOT_PEER_IP $(mac_of "$NS_A" sva), mtu $mtu"
 }
 
 # on any failure during up-*, remove what was created
@@ -138,6 +169,7 @@ command -v ip >/dev/null || skip "iproute2 'ip' not found"
 case $1 in
   up-direct)  (( $# <= 2 )) || usage; do_up direct "${2:-1500}" ;;
   up-bridged) (( $# <= 2 )) || usage; do_up bridged "${2:-1500}" ;;
+  up-root)    (( $# <= 2 )) || usage; do_up_root "${2:-1500}" ;;
   down)       (( $# == 1 )) || usage; do_down ;;
   *)          usage ;;
 esac

@@ -4,7 +4,6 @@ import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.engine.FrameFlyweight;
 import io.sovia.spi.engine.FrameHandler;
 import io.sovia.spi.engine.Link;
-import io.sovia.spi.link.FrameRing;
 import io.sovia.spi.stats.SoviaStats;
 
 import java.io.IOException;
@@ -36,7 +35,7 @@ final class EthLink implements Link {
     private volatile EthPeer peer;
     /** The peer's link id; written before {@link #peer}. */
     private int peerLink;
-    private final FrameRing inbound;
+    private final InboundQueue inbound;
     private final ByteBuffer send;
     /** The claimed frame's length, or -1; the session lock holder's. */
     private int claimed = -1;
@@ -45,6 +44,10 @@ final class EthLink implements Link {
     private volatile boolean gone;
     private volatile Runnable wake = () -> { };
     private volatile Runnable nudgedAction = () -> { };
+    /** Polls of this end so far: the session lock holder's; read by the receiver thread as a hint. */
+    private int polls;
+    /** {@link #polls} when the receiver last looked; the receiver thread's. */
+    private int pollsSeen;
     /** The client thread waiting for the listener's answer. */
     private volatile Thread helloWaiter;
 
@@ -60,7 +63,7 @@ final class EthLink implements Link {
         // room for a window of frames and a go-back-N round of copies of them, which come before the first are taken
         // when the receiver pauses (or has not accepted yet): drops beyond that are copies only
         int queue = Integer.highestOneBit(Math.max(1 << 16, 2 * SoviaConfig.session().windowFrames() * (frame + 16)) - 1) << 1;
-        this.inbound = FrameRing.allocateQueue(queue);
+        this.inbound = new InboundQueue(queue);
         this.send = ByteBuffer.allocateDirect(EthFrameDescriptor.HEADER_LENGTH + frame).order(ByteOrder.LITTLE_ENDIAN);
         this.id = port.register(this);
         if (id == 0) {
@@ -146,13 +149,10 @@ final class EthLink implements Link {
 
     /** The pump: an engine frame of {@code length} bytes at {@code at} of {@code b} arrived for this end. */
     void receive(ByteBuffer b, int at, int length) {
-        int offset = inbound.claim(length);
-        if (offset < 0) {
+        if (!inbound.offer(b, at, length)) {
             SoviaStats.dropped("eth-queue-full");
             return;
         }
-        inbound.buffer().put(offset, b, at, length);
-        inbound.commit();
         VarHandle.fullFence(); // pairs with arm's write then hasFrames' read: one of the two sees the other
         if (armed.get()) {
             fire();
@@ -164,6 +164,19 @@ final class EthLink implements Link {
             port.receiver.armed(-1);
             wake.run();
         }
+    }
+
+    /**
+     * The receiver, every beat: frames that waited since the last beat with nobody polling (a closed socket whose
+     * peer's FIN needs its FIN_ACK, an app that reads nothing) get the service thread's visit, as a kernel processes
+     * every segment whether the app calls or not: a FIN left unanswered kept the peer's socket open for seconds.
+     */
+    void serviceIfIdle() {
+        int p = polls;
+        if (p == pollsSeen && inbound.hasFrames()) {
+            nudgedAction.run();
+        }
+        pollsSeen = p;
     }
 
     /** The receiver: the peer nudged this end. */
@@ -221,6 +234,7 @@ final class EthLink implements Link {
     @Override
     public int poll(FrameHandler handler, int limit) {
         port.pump();
+        polls++;
         return inbound.poll(handler, limit);
     }
 

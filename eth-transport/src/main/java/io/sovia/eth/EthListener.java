@@ -27,23 +27,16 @@ final class EthListener implements Transport.TransportListener {
     private final EthPort port;
     private final InetSocketAddress bound;
     private final PendingOffers<Pending> offers = new PendingOffers<>();
-    /** Every hello answered lately, by the client's instance and link. */
+    /** Hellos answered and not yet claimed, by the client's instance and link. */
     private final Map<Long, Pending> answered = new ConcurrentHashMap<>();
+    /**
+     * Hellos claimed lately: the server's link id and when, so a late copy of the hello is answered again rather
+     * than offered again. Ids only: the claimed link would keep its whole session reachable.
+     */
+    private final Map<Long, long[]> claimed = new ConcurrentHashMap<>();
 
     /** A client's link waiting for its claim. */
-    private static final class Pending {
-        final EthLink link;
-        final InetSocketAddress client;
-        final long key;
-        final long since;
-        volatile long claimedAt;
-
-        Pending(EthLink link, InetSocketAddress client, long key, long since) {
-            this.link = link;
-            this.client = client;
-            this.key = key;
-            this.since = since;
-        }
+    private record Pending(EthLink link, InetSocketAddress client, long key, long since) {
     }
 
     private EthListener(EthPort port, InetSocketAddress bound) {
@@ -71,6 +64,13 @@ final class EthListener implements Transport.TransportListener {
             return;
         }
         long key = (long) peer.instance << 32 | (clientLink & 0xFFFFFFFFL);
+        long[] done = claimed.get(key);
+        if (done != null) {
+            port.releasePeer(peer);
+            port.sendControl(EthFrameDescriptor.HELLO_OK, peer.mac, client.getPort(), bound.getPort(), peer.instance,
+                    clientLink, (int) done[0], null);
+            return;
+        }
         Pending p = answered.get(key);
         if (p != null) {
             port.releasePeer(peer); // the first copy's link holds the peer already
@@ -87,12 +87,12 @@ final class EthListener implements Transport.TransportListener {
             answered.put(key, p);
             Pending replaced = offers.put(client, p);
             if (replaced != null) {
-                answered.remove(replaced.key, replaced);
-                replaced.link.close();
+                answered.remove(replaced.key(), replaced);
+                replaced.link().close();
             }
         }
         port.sendControl(EthFrameDescriptor.HELLO_OK, peer.mac, client.getPort(), bound.getPort(), peer.instance,
-                clientLink, p.link.id(), null);
+                clientLink, p.link().id(), null);
     }
 
     @Override
@@ -101,18 +101,17 @@ final class EthListener implements Transport.TransportListener {
         if (p == null) {
             return null;
         }
-        p.claimedAt = System.nanoTime();
-        return new Transport.Claimed(p.link, () -> { });
+        claimed.put(p.key(), new long[] {p.link().id(), System.nanoTime()});
+        answered.remove(p.key(), p);
+        return new Transport.Claimed(p.link(), () -> { });
     }
 
     /** The receiver, now and then: forgets claimed hellos and drops those never claimed. */
     void sweep(long now) {
+        claimed.values().removeIf(c -> now - c[1] > CLAIMED_NANOS);
         answered.values().removeIf(p -> {
-            if (p.claimedAt != 0) {
-                return now - p.claimedAt > CLAIMED_NANOS;
-            }
-            if (now - p.since > UNCLAIMED_NANOS && offers.withdraw(p.client, p)) {
-                p.link.close();
+            if (now - p.since > UNCLAIMED_NANOS && offers.withdraw(p.client(), p)) {
+                p.link().close();
                 return true;
             }
             return false;
@@ -123,10 +122,11 @@ final class EthListener implements Transport.TransportListener {
     public void close() {
         port.listeners.remove(bound.getPort(), this);
         answered.values().removeIf(p -> {
-            if (p.claimedAt == 0 && offers.withdraw(p.client, p)) {
-                p.link.close();
+            if (offers.withdraw(p.client(), p)) {
+                p.link().close();
             }
             return true;
         });
+        claimed.clear();
     }
 }

@@ -11,12 +11,11 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.security.SecureRandom;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Consumer;
 
 /**
  * This JVM's access to the cluster's segment: two packet sockets on the host table's interface, one for the
@@ -152,16 +151,14 @@ final class EthPort {
         return link != null && link.id() == id ? link : null;
     }
 
-    /** Every live link, for the receiver's rare walks (a peer died). */
-    List<EthLink> links() {
-        List<EthLink> all = new ArrayList<>();
+    /** Runs {@code action} for every live link: the receiver's walks, a few a second. */
+    void forEachLink(Consumer<EthLink> action) {
         for (int i = 1; i < MAX_LINKS; i++) {
             EthLink link = links.get(i);
             if (link != null) {
-                all.add(link);
+                action.accept(link);
             }
         }
-        return all;
     }
 
     /** The peer JVM {@code instance} at {@code mac}, counted as having one more link; null if the id is taken by another MAC. */

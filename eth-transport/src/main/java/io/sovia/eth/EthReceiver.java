@@ -135,7 +135,10 @@ final class EthReceiver implements Agent {
         EthLink link = port.link(EthFrameDescriptor.destinationLink(in, 0));
         if (kind == EthFrameDescriptor.HELLO_OK) {
             answer(link, mac, instance);
-        } else if (link == null || !link.sentBy(in, 0)) {
+        } else if (link == null) {
+            // both ends closing at once each tell the other, which is gone already; a nudge can cross a close too
+            SoviaStats.dropped(kind == EthFrameDescriptor.GONE ? "eth-gone-late" : "eth-unknown-link");
+        } else if (!link.sentBy(in, 0)) {
             SoviaStats.dropped("eth-stray");
         } else if (kind == EthFrameDescriptor.NUDGE) {
             link.nudged();
@@ -195,6 +198,7 @@ final class EthReceiver implements Agent {
         for (EthListener listener : port.listeners.values()) {
             listener.sweep(now);
         }
+        port.forEachLink(EthLink::serviceIfIdle);
     }
 
     private void bury(EthPeer peer) {
@@ -202,10 +206,10 @@ final class EthReceiver implements Agent {
         port.forget(peer);
         SoviaLog.info("eth peer " + EthFrameDescriptor.formatMac(peer.mac) + " (instance "
                 + Integer.toHexString(peer.instance) + ") is silent: its connections are reset");
-        for (EthLink link : port.links()) {
+        port.forEachLink(link -> {
             if (link.peer() == peer) {
                 link.peerGone();
             }
-        }
+        });
     }
 }

@@ -2,7 +2,6 @@ package io.sovia.examples;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.Locale;
@@ -32,7 +31,7 @@ public final class ConnectApp {
     }
 
     private static void server() throws IOException {
-        try (ServerSocket listener = new ServerSocket(0, 200, InetAddress.getLoopbackAddress())) {
+        try (ServerSocket listener = new ServerSocket(0, 200, DemoSupport.host())) {
             System.out.println("PORT " + listener.getLocalPort());
             System.out.flush();
             while (true) {
@@ -58,7 +57,7 @@ public final class ConnectApp {
         long end = System.nanoTime() + (long) (seconds * 1e9);
         long n = 0;
         do {
-            try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            try (Socket s = new Socket(DemoSupport.host(), port)) {
                 s.getOutputStream().write(1);
                 InputStream in = s.getInputStream();
                 if (in.read() != 1) {

@@ -34,12 +34,12 @@ class EthStreamTest {
 
     /** 5% of the frames each dropped, duplicated and reordered, 1% damaged (a token, a port or a length). */
     @Test
-    @Timeout(600)
+    @Timeout(900)
     void gibibyteEachWayThroughALossyBridge() throws Exception {
         try (EthNamespaces hosts = EthNamespaces.bridged(dir, "svlossy")) {
             hosts.startBridge("--seed", "42", "--drop", "5", "--dup", "5", "--reorder", "5", "--corrupt", "1",
                     "--only-ethertype", "0x88B5");
-            SoviaStats[] stats = duplex(hosts, "lossy", GIB, Duration.ofSeconds(540));
+            SoviaStats[] stats = duplex(hosts, "lossy", GIB, Duration.ofSeconds(840));
             String counters = hosts.stopBridge();
             System.out.println("bridge: " + counters);
             for (SoviaStats s : stats) {

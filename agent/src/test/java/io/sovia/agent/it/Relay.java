@@ -12,6 +12,7 @@ import java.net.InetSocketAddress;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -33,28 +34,45 @@ final class Relay {
     private final Process process;
     private final Writer requests;
     private final BlockingQueue<String> replies = new LinkedBlockingQueue<>();
-    private final InetAddress loopback;
+    /** Where the relay listens. */
+    private final InetAddress listenAt;
 
-    private Relay(Process process) throws IOException {
+    private Relay(Process process, InetAddress listenAt) {
         this.process = process;
         requests = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.US_ASCII);
-        loopback = InetAddress.getByAddress(new byte[] {127, 0, 0, 1});
+        this.listenAt = listenAt;
         Thread reader = new Thread(this::readReplies, "relay-replies");
         reader.setDaemon(true);
         reader.start();
     }
 
-    /** Starts a relay and waits until it serves requests. */
+    /** Starts a relay on this host, on the loopback, and waits until it serves requests. */
     static Relay start() throws IOException {
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                agentOption(),
-                // The relay only moves test traffic: keep it from competing with the test JVM for memory and cores.
-                "-Xmx128m", "-XX:+UseSerialGC",
-                "-cp", classPath(), RelayPeer.class.getName());
+        InetAddress loopback = InetAddress.getByAddress(new byte[] {127, 0, 0, 1});
+        return start(List.of(), List.of(), loopback, loopback);
+    }
+
+    /**
+     * Starts a relay and waits until it serves requests.
+     *
+     * @param prefix    words before the java command (ip netns exec NS: another host)
+     * @param flags     JVM flags beyond the agent
+     * @param listenAt  where the relay listens
+     * @param serversAt where it finds the test JVM's servers
+     */
+    static Relay start(List<String> prefix, List<String> flags, InetAddress listenAt, InetAddress serversAt)
+            throws IOException {
+        List<String> command = new ArrayList<>(prefix);
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(agentOption());
+        command.addAll(flags);
+        // The relay only moves test traffic: keep it from competing with the test JVM for memory and cores.
+        command.addAll(List.of("-Xmx128m", "-XX:+UseSerialGC", "-cp", classPath(), RelayPeer.class.getName(),
+                listenAt.getHostAddress(), serversAt.getHostAddress()));
         ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
         // The command line is all the relay's configuration; an agent from the environment would attach twice.
         builder.environment().remove("JAVA_TOOL_OPTIONS");
-        Relay relay = new Relay(builder.start());
+        Relay relay = new Relay(builder.start(), listenAt);
         Runtime.getRuntime().addShutdownHook(new Thread(relay::stop, "relay-stop"));
         try {
             String first = relay.nextReply(START_MILLIS);
@@ -73,9 +91,9 @@ final class Relay {
         return process.isAlive();
     }
 
-    /** Makes the relay listen on a new port and relay its connections to {@code port} of 127.0.0.1. */
+    /** Makes the relay listen on a new port and relay its connections to {@code port} of the test JVM's servers. */
     InetSocketAddress forward(int port) throws IOException {
-        return new InetSocketAddress(loopback, Integer.parseInt(request("forward " + port)));
+        return new InetSocketAddress(listenAt, Integer.parseInt(request("forward " + port)));
     }
 
     /** Closes the relay's listener on {@code listenPort}. */
@@ -90,7 +108,7 @@ final class Relay {
 
     /** An address where nothing listens, last held by a listener of the relay. */
     InetSocketAddress refusedAddress() throws IOException {
-        return new InetSocketAddress(loopback, Integer.parseInt(request("refused")));
+        return new InetSocketAddress(listenAt, Integer.parseInt(request("refused")));
     }
 
     /** Ends the relay: first by ending its stdin, then, if it does not exit in time, by killing it. */

@@ -19,14 +19,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The second JVM of the {@code shm-2jvm} transport: it relays connections to servers in the test JVM, so that both
- * of a scenario's connections cross a JVM boundary. It runs under the agent with the default paths, so both of them
- * take the shm path. The test JVM drives it over stdin and stdout, one line per request and one per reply:
+ * The second JVM of the {@code shm-2jvm} and {@code eth} transports: it relays connections to servers in the test
+ * JVM, so that both of a scenario's connections cross a JVM boundary. It runs under the agent with the default paths,
+ * so both of them take the shm path, or the eth path when it runs on another host (a network namespace) with a host
+ * table. {@code RelayPeer [LISTEN_IP SERVER_IP]} (both 127.0.0.1 by default): the test JVM drives it over stdin and
+ * stdout, one line per request and one per reply:
  *
  * <pre>
- * forward PORT        ok LISTEN   listens on 127.0.0.1:LISTEN and relays each connection to 127.0.0.1:PORT
+ * forward PORT        ok LISTEN   listens on LISTEN_IP:LISTEN and relays each connection to SERVER_IP:PORT
  * unforward LISTEN    ok          closes that listener; connections it relays go on until their ends close them
- * refused             ok PORT     a port of 127.0.0.1 where nothing listens, last held by a listener of this JVM
+ * refused             ok PORT     a port of LISTEN_IP where nothing listens, last held by a listener of this JVM
  * idle                ok          once every connection relayed so far is closed (both of its channels)
  * </pre>
  *
@@ -40,12 +42,14 @@ public final class RelayPeer {
     /** Bound for {@code idle}, below the test JVM's bound for a reply. */
     private static final long IDLE_MILLIS = 5_000;
 
-    private final InetAddress loopback;
+    private final InetAddress listenAt;
+    private final InetAddress serversAt;
     private final Map<Integer, ServerSocketChannel> listeners = new ConcurrentHashMap<>();
     private final Set<SocketChannel> connections = ConcurrentHashMap.newKeySet();
 
-    private RelayPeer() throws IOException {
-        loopback = InetAddress.getByAddress(new byte[] {127, 0, 0, 1});
+    private RelayPeer(InetAddress listenAt, InetAddress serversAt) {
+        this.listenAt = listenAt;
+        this.serversAt = serversAt;
     }
 
     /** Serves requests from stdin until it ends. */
@@ -53,7 +57,9 @@ public final class RelayPeer {
         PrintStream replies = System.out;
         // Only replies may reach stdout, or the test JVM would read something else as the reply to its request.
         System.setOut(System.err);
-        RelayPeer peer = new RelayPeer();
+        InetAddress loopback = InetAddress.getByAddress(new byte[] {127, 0, 0, 1});
+        RelayPeer peer = args.length == 2 ? new RelayPeer(InetAddress.getByName(args[0]), InetAddress.getByName(args[1]))
+                : new RelayPeer(loopback, loopback);
         BufferedReader requests = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
         try {
             reply(replies, "ready");
@@ -86,7 +92,7 @@ public final class RelayPeer {
             }
             if (words.length == 1 && words[0].equals("refused")) {
                 try (ServerSocketChannel listener = ServerSocketChannel.open()) {
-                    return "ok " + port(listener.bind(new InetSocketAddress(loopback, 0)));
+                    return "ok " + port(listener.bind(new InetSocketAddress(listenAt, 0)));
                 }
             }
             if (words.length == 1 && words[0].equals("idle")) {
@@ -111,10 +117,10 @@ public final class RelayPeer {
 
     /** Opens a listener whose connections go on to {@code port}; returns the listener's port. */
     private int forward(int port) throws IOException {
-        InetSocketAddress target = new InetSocketAddress(loopback, port);
+        InetSocketAddress target = new InetSocketAddress(serversAt, port);
         ServerSocketChannel listener = ServerSocketChannel.open();
         try {
-            listener.bind(new InetSocketAddress(loopback, 0));
+            listener.bind(new InetSocketAddress(listenAt, 0));
         } catch (IOException | RuntimeException e) {
             listener.close();
             throw e;
@@ -165,6 +171,7 @@ public final class RelayPeer {
             server.socket().connect(target, CONNECT_MILLIS);
         } catch (IOException | RuntimeException e) {
             // A refused client would see its connect fail; the nearest a relay can do is to reset the connection.
+            System.err.println("relay: connecting to " + target + ": " + e);
             Splice.abort(client);
             Splice.abort(server);
             connections.remove(client);

@@ -14,10 +14,11 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * The shm path between two JVMs. Servers listen in this JVM, opened by an in-JVM transport, but clients reach each
- * of them through a {@link RelayPeer} in another JVM, which runs under the agent too. So each connection a scenario
+ * A path between two JVMs (shm, or eth when the other JVM is on another host). Servers listen in this JVM, opened by an
+ * in-JVM transport, but clients reach each of them through a {@link RelayPeer} in another JVM, which runs under the
+ * agent too. So each connection a scenario
  * makes is two connections between JVMs, client to relay and relay to server, and this JVM holds one end of each:
- * the client and the accepted socket, both on the shm path.
+ * the client and the accepted socket, both on the relayed path.
  *
  * <p>The relay starts when first needed and lives until this JVM exits; should it die, the next server starts
  * another. It stops forwarding to a server once the server is closed: at the next server this transport opens, or
@@ -29,18 +30,27 @@ public final class RelayedTransport implements Transport {
     private record Forward(InetSocketAddress address, BooleanSupplier serverClosed) {
     }
 
+    /** Starts the relay JVM. */
+    @FunctionalInterface
+    interface Starter {
+        Relay start() throws IOException;
+    }
+
     private final String name;
     private final Transport servers;
+    private final Starter starter;
     private final Map<Object, Forward> forwards = new IdentityHashMap<>();
     private Relay relay;
 
     /**
      * @param name report name
      * @param servers the in-JVM transport that opens the servers and picks the paths of this JVM's connects
+     * @param starter starts the relay JVM
      */
-    RelayedTransport(String name, Transport servers) {
+    RelayedTransport(String name, Transport servers, Starter starter) {
         this.name = name;
         this.servers = servers;
+        this.starter = starter;
     }
 
     @Override
@@ -56,6 +66,7 @@ public final class RelayedTransport implements Transport {
     @Override
     public synchronized ServerSocketChannel openServerChannel() throws IOException {
         releaseClosed();
+        relay(); // first: a transport without its relay skips the test before it binds anything
         ServerSocketChannel server = servers.openServerChannel();
         try {
             forward(server, ((InetSocketAddress) server.getLocalAddress()).getPort(), () -> !server.isOpen());
@@ -66,15 +77,16 @@ public final class RelayedTransport implements Transport {
         }
     }
 
-    /** The relay listens on the IPv4 loopback only, so its clients reach no other listener address. */
+    /** The relay listens on one IPv4 address only, so its clients reach no other listener address. */
     @Override
     public ServerSocketChannel openServerChannel(InetSocketAddress at) {
-        return Assumptions.abort("the relay's clients connect to its IPv4 loopback listener only");
+        return Assumptions.abort("the relay's clients connect to its one IPv4 listener address only");
     }
 
     @Override
     public synchronized ServerSocket openServerSocket() throws IOException {
         releaseClosed();
+        relay();
         ServerSocket server = servers.openServerSocket();
         try {
             forward(server, server.getLocalPort(), server::isClosed);
@@ -159,7 +171,7 @@ public final class RelayedTransport implements Transport {
         if (relay == null || !relay.isAlive()) {
             // The forwards of a relay that died died with it.
             forwards.clear();
-            relay = Relay.start();
+            relay = starter.start();
         }
         return relay;
     }

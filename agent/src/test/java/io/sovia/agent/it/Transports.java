@@ -21,14 +21,20 @@ public final class Transports {
      * The engine over shared segments between JVMs: servers in this JVM, clients connecting through a relay in
      * another JVM, both connections on the shm path.
      */
-    public static final RelayedTransport SHM_2JVM = new RelayedTransport("shm-2jvm", SHM);
+    public static final RelayedTransport SHM_2JVM = new RelayedTransport("shm-2jvm", SHM, Relay::start);
+    /**
+     * The engine over raw Ethernet frames between hosts: servers in this JVM on its address of a veth pair, clients
+     * connecting through a relay on the other host (a network namespace, {@link EthHosts}), both connections on eth.
+     */
+    public static final RelayedTransport ETH = new RelayedTransport("eth",
+            new Transport.Bound("eth", new InetSocketAddress(EthHosts.SERVERS, 0)), EthHosts::startRelay);
 
     private Transports() {
     }
 
     /** Source of the {@link TransportTest} parameters. */
     public static Stream<Transport> all() {
-        return Boolean.getBoolean("sovia.it.plain") ? Stream.of(TCP) : Stream.of(TCP, JVM, SHM, SHM_2JVM);
+        return Boolean.getBoolean("sovia.it.plain") ? Stream.of(TCP) : Stream.of(TCP, JVM, SHM, SHM_2JVM, ETH);
     }
 
     private static InetAddress loopback() {

@@ -4,32 +4,62 @@ import java.nio.ByteBuffer;
 
 /**
  * Sequenced frames sent on an unreliable link and not yet acknowledged, oldest first, with their send
- * times (ESP's retransmission queue). Fixed slots of the link's frame size, so no object per frame.
+ * times (ESP's retransmission queue). Slots of the link's frame size, so no object per frame; 8 of them at first,
+ * doubled when full up to w: w slots at once (377 KB for 256 standard frames) made every connection pay for a
+ * stream's window, and a JVM opening a thousand connections a second collect them.
  * Not thread-safe: the session lock guards it.
  */
 final class RetransmitQueue {
-    private final int slots;
+    private static final int INITIAL_SLOTS = 8;
+
+    private final int maxSlots;
     private final int slotLength;
-    private final ByteBuffer frames;
-    private final int[] seqs;
-    private final int[] lengths;
-    private final long[] sentNanos;
-    private final boolean[] retransmitted;
+    private int slots;
+    private ByteBuffer frames;
+    private int[] seqs;
+    private int[] lengths;
+    private long[] sentNanos;
+    private boolean[] retransmitted;
     private int first;
     private int count;
 
-    RetransmitQueue(int slots, int slotLength) {
-        this.slots = slots;
+    RetransmitQueue(int maxSlots, int slotLength) {
+        this.maxSlots = maxSlots;
         this.slotLength = slotLength;
-        this.frames = ByteBuffer.allocate(slots * slotLength);
-        this.seqs = new int[slots];
-        this.lengths = new int[slots];
-        this.sentNanos = new long[slots];
-        this.retransmitted = new boolean[slots];
+        allocate(Math.min(INITIAL_SLOTS, maxSlots));
+    }
+
+    private void allocate(int n) {
+        slots = n;
+        frames = ByteBuffer.allocate(n * slotLength);
+        seqs = new int[n];
+        lengths = new int[n];
+        sentNanos = new long[n];
+        retransmitted = new boolean[n];
+    }
+
+    /** Twice the slots, the frames kept in order from slot 0. */
+    private void grow() {
+        ByteBuffer oldFrames = frames;
+        int[] oldSeqs = seqs;
+        int[] oldLengths = lengths;
+        long[] oldSent = sentNanos;
+        boolean[] oldResent = retransmitted;
+        int oldSlots = slots;
+        allocate(Math.min(maxSlots, slots * 2));
+        for (int i = 0; i < count; i++) {
+            int from = (first + i) % oldSlots;
+            frames.put(i * slotLength, oldFrames, from * slotLength, oldLengths[from]);
+            seqs[i] = oldSeqs[from];
+            lengths[i] = oldLengths[from];
+            sentNanos[i] = oldSent[from];
+            retransmitted[i] = oldResent[from];
+        }
+        first = 0;
     }
 
     boolean isFull() {
-        return count == slots;
+        return count == maxSlots;
     }
 
     boolean isEmpty() {
@@ -42,6 +72,9 @@ final class RetransmitQueue {
 
     /** Keeps a copy of a frame just sent. */
     void add(int seq, ByteBuffer src, int offset, int length, long now) {
+        if (count == slots) {
+            grow();
+        }
         int slot = (first + count) % slots;
         frames.put(slot * slotLength, src, offset, length);
         seqs[slot] = seq;
