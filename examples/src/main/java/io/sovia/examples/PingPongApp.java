@@ -16,7 +16,8 @@ import java.util.Locale;
 
 /**
  * A plain client and server, unaware of Sovia: 64-byte ping-pong, then one-way streams written in
- * 64 B, 4 KiB and 64 KiB pieces.
+ * 64 B, 4 KiB and 64 KiB pieces. The system property {@code demo.ping.bytes} (at least 4; both ends
+ * must agree) changes the ping size.
  *
  * <pre>
  *   java PingPongApp server API                        prints "PORT n", serves one client, exits
@@ -32,7 +33,7 @@ import java.util.Locale;
  * one a sixty-fourth; 0 runs the pings only.
  */
 public final class PingPongApp {
-    private static final int PING = 64;
+    private static final int PING = pingBytes();
     private static final int[] WRITE_SIZES = {64, 4096, 65536};
     private static final int[] SHARES = {64, 8, 1};
 
@@ -74,6 +75,14 @@ public final class PingPongApp {
         System.err.println("usage: PingPongApp server API | client API PORT [pings] [MiB] | both API [pings] [MiB]"
                 + "  (API: nio, net, selector)");
         System.exit(2);
+    }
+
+    private static int pingBytes() {
+        int bytes = Integer.getInteger("demo.ping.bytes", 64);
+        if (bytes < 4) {
+            throw new IllegalArgumentException("demo.ping.bytes must be at least 4 (a ping carries its number)");
+        }
+        return bytes;
     }
 
     private static int intArg(String[] args, int i, int dflt) {
