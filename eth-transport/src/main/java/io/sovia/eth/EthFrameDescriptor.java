@@ -170,7 +170,7 @@ final class EthFrameDescriptor {
         }
         long mac = 0;
         for (String p : parts) {
-            if (p.length() != 2) {
+            if (p.length() != 2 || Character.digit(p.charAt(0), 16) < 0 || Character.digit(p.charAt(1), 16) < 0) {
                 throw new IllegalArgumentException("not a MAC address: " + text);
             }
             mac = mac << 8 | Integer.parseInt(p, 16);
