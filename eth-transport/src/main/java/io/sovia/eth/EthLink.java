@@ -60,8 +60,8 @@ final class EthLink implements Link {
         this.peerLink = peerLink;
         this.peer = peer;
         int frame = port.maxFrameLength();
-        // room for a window of frames and a go-back-N round of copies of them, which come before the first are taken
-        // when the receiver pauses (or has not accepted yet): drops beyond that are copies only
+        // room for a window of frames and as many copies (resent while this end paused, or had not been accepted
+        // yet), so that what is dropped beyond it is copies only; the queue grows to this only for streams
         int queue = Integer.highestOneBit(Math.max(1 << 16, 2 * SoviaConfig.session().windowFrames() * (frame + 16)) - 1) << 1;
         this.inbound = new InboundQueue(queue);
         this.send = ByteBuffer.allocateDirect(EthFrameDescriptor.HEADER_LENGTH + frame).order(ByteOrder.LITTLE_ENDIAN);
