@@ -23,7 +23,8 @@
 # every process runs under `timeout`, or with the agent did not go over eth; the runs' logs are then kept);
 # 77 (skip) when the namespaces cannot be made (not root, no veth). Needs root, 2 CPUs, iproute2, taskset, and
 # gcc for ringpong (without it the floor is left out).
-# Environment: PINGS (default 100000; a quarter warm up: with 20,000 the JIT is still at work and eth measured 32-42 us, with 100,000 9 us), PING_SIZES (default "64 1024"), SECONDS_PER_RUN (default 3;
+# Environment: PINGS (default 100000; a quarter warm up: with 20,000 the JIT was still at work and eth measured
+# 32-42 us, with 100,000 9 us), PING_SIZES (default "64 1024"), SECONDS_PER_RUN (default 3;
 # not SECONDS, which bash keeps), CSV (default eth-speed.csv: section,mtu,api,size,agent,value,unit; agent is
 # no, yes or reference, the ring rows' size is the ping size they stand for), SOVIA_NS_PREFIX (default sovia-speed,
 # not netns.sh's sovia, so as not to tear down namespaces of tests that may be running), BUILD=1 (build even if
