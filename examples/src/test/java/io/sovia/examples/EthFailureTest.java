@@ -129,10 +129,10 @@ class EthFailureTest {
     /** A small duplex stream from host a to {@code serverIp} on host b; it must work, over TCP for {@code reason}. */
     private ForkedJvm fallback(EthNamespaces hosts, ForkedJvm.Options serverOptions, String serverIp,
                                ForkedJvm.Options clientOptions, String reason) throws Exception {
-        try (ForkedJvm server = ForkedJvm.start(dir, "server", withHost(serverOptions, "0.0.0.0"), DuplexStreamApp.class,
+        try (ForkedJvm server = ForkedJvm.start(dir, "server", serverOptions.withFlag("-Ddemo.host=0.0.0.0"), DuplexStreamApp.class,
                 "server", "net")) {
             int port = server.awaitPort(STEP);
-            ForkedJvm client = ForkedJvm.start(dir, "client", withHost(clientOptions, serverIp), DuplexStreamApp.class,
+            ForkedJvm client = ForkedJvm.start(dir, "client", clientOptions.withFlag("-Ddemo.host=" + serverIp), DuplexStreamApp.class,
                     "client", String.valueOf(port), "nio", String.valueOf(BYTES), "1", "2", "65536");
             try (client) {
                 assertEquals("RESULT c2s=" + DemoSupport.sha256OfPseudoRandom(1, BYTES) + " s2c="
@@ -149,13 +149,5 @@ class EthFailureTest {
     private ForkedJvm.Options agent(EthNamespaces hosts, String host, String role) {
         return ForkedJvm.Options.agent(dir.resolve(role + ".stats.json"), "-Dsovia.hosts=" + hosts.hosts(),
                 "-Ddemo.host=" + EthNamespaces.SERVER_IP).withPrefix(hosts.in(host));
-    }
-
-    /** The options with {@code -Ddemo.host} set to {@code ip} (last one wins). */
-    private static ForkedJvm.Options withHost(ForkedJvm.Options options, String ip) {
-        List<String> flags = new ArrayList<>(options.jvmFlags());
-        flags.add("-Ddemo.host=" + ip);
-        return new ForkedJvm.Options(options.prefix(), flags, options.environment(), options.classpath(),
-                options.workDir(), options.stats(), options.javaHome(), false);
     }
 }

@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,7 +17,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class EthStreamTest {
     private static final long GIB = 1L << 30;
-    private static final Pattern TIMING = Pattern.compile("(?m)^TIMING .*$");
 
     @TempDir
     Path dir;
@@ -43,7 +40,7 @@ class EthStreamTest {
             String counters = hosts.stopBridge();
             System.out.println("bridge: " + counters);
             for (SoviaStats s : stats) {
-                long badTokens = count(s.json(), "badTokens");
+                long badTokens = s.section("engine").getOrDefault("badTokens", 0L);
                 long strays = s.section("dropped").getOrDefault("eth-stray", 0L);
                 long lengths = s.section("dropped").getOrDefault("eth-bad-length", 0L);
                 System.out.println("dropped and counted: " + badTokens + " bad tokens, " + strays + " wrong ports, "
@@ -69,8 +66,8 @@ class EthStreamTest {
                     String.valueOf(512 * 1024))) {
                 String clientResult = client.awaitResult(timeout);
                 String serverResult = server.awaitResult(timeout);
-                print("client", client);
-                print("server", server);
+                client.printTimings("client");
+                server.printTimings("server");
                 assertEquals("RESULT c2s=" + DemoSupport.sha256OfPseudoRandom(1, bytes)
                         + " s2c=" + DemoSupport.sha256OfPseudoRandom(2, bytes), clientResult, client::report);
                 assertEquals(clientResult, serverResult, server::report);
@@ -84,18 +81,6 @@ class EthStreamTest {
                         "the client's stream and header went over eth");
                 return new SoviaStats[] {serverStats, clientStats};
             }
-        }
-    }
-
-    static long count(String json, String key) {
-        Matcher m = Pattern.compile("\"" + key + "\"\\s*:\\s*(\\d+)").matcher(json);
-        return m.find() ? Long.parseLong(m.group(1)) : 0;
-    }
-
-    private static void print(String role, ForkedJvm jvm) throws Exception {
-        Matcher m = TIMING.matcher(jvm.stdout());
-        while (m.find()) {
-            System.out.println(role + " " + m.group());
         }
     }
 }

@@ -35,6 +35,7 @@ final class ForkedJvm implements AutoCloseable {
             ? BUILT_AGENT_JAR : Path.of(System.getProperty("sovia.examples.agentJar")).toAbsolutePath().normalize();
     private static final Pattern PORT_LINE = Pattern.compile("(?m)^PORT (\\d+)$");
     private static final Pattern RESULT_LINE = Pattern.compile("(?m)^RESULT .*$");
+    private static final Pattern TIMING_LINE = Pattern.compile("(?m)^TIMING .*$");
 
     private final String name;
     private final List<String> command;
@@ -144,6 +145,13 @@ final class ForkedJvm implements AutoCloseable {
         Options withStats(Path file) {
             return new Options(prefix, jvmFlags, environment, classpath, workDir, file, javaHome, jdkWarnings);
         }
+
+        /** With {@code flag} after the others (a later {@code -D} of the same name wins). */
+        Options withFlag(String flag) {
+            List<String> flags = new ArrayList<>(jvmFlags);
+            flags.add(flag);
+            return new Options(prefix, flags, environment, classpath, workDir, stats, javaHome, jdkWarnings);
+        }
     }
 
     /** Starts {@code app} as {@code options} say. */
@@ -245,6 +253,14 @@ final class ForkedJvm implements AutoCloseable {
     /** Everything the JVM printed on stdout so far. */
     String stdout() throws IOException {
         return Files.readString(stdout);
+    }
+
+    /** Prints the app's {@code TIMING} lines, prefixed with {@code role}, for the test report. */
+    void printTimings(String role) throws IOException {
+        Matcher m = TIMING_LINE.matcher(stdout());
+        while (m.find()) {
+            System.out.println(role + " " + m.group());
+        }
     }
 
     /** Waits until a stdout line matches {@code line} (multiline mode, so ^ and $ are a line's ends). */

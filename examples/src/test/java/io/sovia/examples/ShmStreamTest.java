@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -18,7 +16,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ShmStreamTest {
     private static final long GIB = 1L << 30;
-    private static final Pattern TIMING = Pattern.compile("(?m)^TIMING .*$");
 
     @TempDir
     Path dir;
@@ -47,8 +44,8 @@ class ShmStreamTest {
                     clientApi, String.valueOf(bytes), "1", "2", String.valueOf(maxWrite))) {
                 String clientResult = client.awaitResult(timeout);
                 String serverResult = server.awaitResult(timeout);
-                printTimings("client", client);
-                printTimings("server", server);
+                client.printTimings("client");
+                server.printTimings("server");
                 assertEquals(clientResult, serverResult, () -> "what one side sent is not what the other received\n"
                         + client.report() + server.report());
                 assertEquals("RESULT c2s=" + DemoSupport.sha256OfPseudoRandom(1, bytes)
@@ -58,13 +55,6 @@ class ShmStreamTest {
                 assertEquals(bytes + 32, stats.section("bytesSent").get("shm"),
                         "the client sent its stream and the 32-byte header over shm");
             }
-        }
-    }
-
-    private static void printTimings(String role, ForkedJvm jvm) throws Exception {
-        Matcher m = TIMING.matcher(jvm.stdout());
-        while (m.find()) {
-            System.out.println(role + " " + m.group());
         }
     }
 
@@ -85,7 +75,7 @@ class ShmStreamTest {
                     String.valueOf(connections), String.valueOf(bytes))) {
                 assertEquals("RESULT connections=" + connections + " bytes=" + bytes,
                         client.awaitResult(Duration.ofSeconds(240)));
-                printTimings("client", client);
+                client.printTimings("client");
                 server.closeStdin();
                 String echoed = server.awaitSuccess(Duration.ofSeconds(30));
                 assertTrue(echoed.contains("ECHOED accepted=" + connections + " closed=" + connections
