@@ -219,16 +219,25 @@ record() { # SECTION API SIZE AGENT VALUE UNIT
   echo "$1,$MTU,$2,$3,$4,$5,$6" >>"$CSV"
 }
 
+# serve TAG TIMEOUT READY WHAT COMMAND...: starts a server in host b on cpu1 and waits for its READY line (a regex);
+# SERVER is its pid. Returns 1, the failure reported, when it did not start.
+serve() {
+  local tag=$1 timeout=$2 pattern=$3 what=$4
+  shift 4
+  start "$OUT/$tag.server" "$timeout" b 1 "$@"
+  SERVER=$BG
+  if ! ready "$OUT/$tag.server.out" "$pattern" "$SERVER"; then
+    fail "$what: the server did not start" "$OUT/$tag.server.err"
+    stop "$SERVER"
+    return 1
+  fi
+}
+
 # ring SIZE: the ring floor for a SIZE-byte ping
 ring() {
   local size=$1 frame=$(($1 + HEADERS)) tag=ring-$1 line mean p50 p99 lost
-  start "$OUT/$tag.server" $((PING_TIMEOUT + 30)) b 1 "$RINGPONG" server svb
-  local server=$BG
-  if ! ready "$OUT/$tag.server.out" '^ready' "$server"; then
-    fail "ringpong server (MTU $MTU) did not start" "$OUT/$tag.server.err"
-    stop "$server"
-    return 0
-  fi
+  serve "$tag" $((PING_TIMEOUT + 30)) '^ready' "ringpong (MTU $MTU)" "$RINGPONG" server svb || return 0
+  local server=$SERVER
   local rc=0
   run "$OUT/$tag.client" "$PING_TIMEOUT" a 0 "$RINGPONG" client sva "$PEER_MAC" --count "$PINGS" --size "$frame" || rc=$?
   stop "$server"
@@ -256,14 +265,9 @@ ring() {
 pings() {
   local size=$1 agent=$2 tag=pings-$1-$2 what="PingPongApp nio $1 B, agent $2 (MTU $MTU)" port rc=0 src=0 value
   flags "$tag" "$agent" server
-  start "$OUT/$tag.server" $((PING_TIMEOUT + 60)) b 1 "$JAVA" "${JFLAGS[@]}" -Ddemo.host=$IP_B -Ddemo.ping.bytes="$size" \
-    -cp "$CP" io.sovia.examples.PingPongApp server nio
-  local server=$BG
-  if ! ready "$OUT/$tag.server.out" '^PORT ' "$server"; then
-    fail "$what: the server did not start" "$OUT/$tag.server.err"
-    stop "$server"
-    return 0
-  fi
+  serve "$tag" $((PING_TIMEOUT + 60)) '^PORT ' "$what" "$JAVA" "${JFLAGS[@]}" -Ddemo.host=$IP_B \
+    -Ddemo.ping.bytes="$size" -cp "$CP" io.sovia.examples.PingPongApp server nio || return 0
+  local server=$SERVER
   port=$(sed -n 's/^PORT //p' "$OUT/$tag.server.out")
   flags "$tag" "$agent" client
   run "$OUT/$tag.client" "$PING_TIMEOUT" a 0 "$JAVA" "${JFLAGS[@]}" -Ddemo.host=$IP_B -Ddemo.ping.bytes="$size" \
@@ -291,14 +295,9 @@ pings() {
 stream() {
   local agent=$1 tag=stream-$MTU-$1 what="StreamApp direct 64 KiB, agent $1 (MTU $MTU)" port rc=0 value
   flags "$tag" "$agent" server
-  start "$OUT/$tag.server" $((STREAM_TIMEOUT + 60)) b 1 "$JAVA" "${JFLAGS[@]}" -Ddemo.host=$IP_B \
-    -cp "$CP" io.sovia.examples.StreamApp server
-  local server=$BG
-  if ! ready "$OUT/$tag.server.out" '^PORT ' "$server"; then
-    fail "$what: the server did not start" "$OUT/$tag.server.err"
-    stop "$server"
-    return 0
-  fi
+  serve "$tag" $((STREAM_TIMEOUT + 60)) '^PORT ' "$what" "$JAVA" "${JFLAGS[@]}" -Ddemo.host=$IP_B \
+    -cp "$CP" io.sovia.examples.StreamApp server || return 0
+  local server=$SERVER
   port=$(sed -n 's/^PORT //p' "$OUT/$tag.server.out")
   flags "$tag" "$agent" client
   run "$OUT/$tag.client" "$STREAM_TIMEOUT" a 0 "$JAVA" "${JFLAGS[@]}" -Ddemo.host=$IP_B \

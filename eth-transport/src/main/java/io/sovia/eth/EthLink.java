@@ -274,8 +274,13 @@ final class EthLink implements Link {
     public void nudge() {
         EthPeer p = peer;
         if (p != null && !gone) {
-            port.sendControl(EthFrameDescriptor.NUDGE, peerMac, remotePort, localPort, p.instance, peerLink, id, null);
+            tellPeer(EthFrameDescriptor.NUDGE, p);
         }
+    }
+
+    /** Sends a control frame of {@code kind} to the peer's end. */
+    private void tellPeer(byte kind, EthPeer p) {
+        port.sendControl(kind, peerMac, remotePort, localPort, p.instance, peerLink, id, null);
     }
 
     @Override
@@ -299,7 +304,7 @@ final class EthLink implements Link {
         EthPeer p = peer;
         if (p != null) {
             if (!gone && !p.dead) {
-                port.sendControl(EthFrameDescriptor.GONE, peerMac, remotePort, localPort, p.instance, peerLink, id, null);
+                tellPeer(EthFrameDescriptor.GONE, p);
             }
             port.releasePeer(p);
         }

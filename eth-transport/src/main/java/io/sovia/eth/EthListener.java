@@ -67,8 +67,7 @@ final class EthListener implements Transport.TransportListener {
         long[] done = claimed.get(key);
         if (done != null) {
             port.releasePeer(peer);
-            port.sendControl(EthFrameDescriptor.HELLO_OK, peer.mac, client.getPort(), bound.getPort(), peer.instance,
-                    clientLink, (int) done[0], null);
+            answer(peer, clientLink, client, (int) done[0]);
             return;
         }
         Pending p = answered.get(key);
@@ -91,8 +90,13 @@ final class EthListener implements Transport.TransportListener {
                 replaced.link().close();
             }
         }
+        answer(peer, clientLink, client, p.link().id());
+    }
+
+    /** Tells the client's link {@code clientLink} that its server end is {@code serverLink}. */
+    private void answer(EthPeer peer, int clientLink, InetSocketAddress client, int serverLink) {
         port.sendControl(EthFrameDescriptor.HELLO_OK, peer.mac, client.getPort(), bound.getPort(), peer.instance,
-                clientLink, p.link().id(), null);
+                clientLink, serverLink, null);
     }
 
     @Override

@@ -45,6 +45,8 @@ final class EthPort {
     /** Free slots; guarded by {@code links}. */
     private final int[] free = new int[MAX_LINKS];
     private int freeCount;
+    /** One past the highest slot ever handed out: the walks stop there, not at {@link #MAX_LINKS}. */
+    private volatile int slotsUsed = 1;
     final Map<Integer, EthListener> listeners = new ConcurrentHashMap<>();
     /** Peer JVMs by instance; changed under itself. */
     private final Map<Integer, EthPeer> peers = new ConcurrentHashMap<>();
@@ -124,6 +126,9 @@ final class EthPort {
                 return 0;
             }
             int slot = free[--freeCount];
+            if (slot >= slotsUsed) {
+                slotsUsed = slot + 1;
+            }
             int generation = generations[slot] = generations[slot] % 0x7FFF + 1;
             return generation << 16 | slot;
         }
@@ -151,9 +156,12 @@ final class EthPort {
         return link != null && link.id() == id ? link : null;
     }
 
-    /** Runs {@code action} for every live link: the receiver's walks, a few a second. */
+    /**
+     * Runs {@code action} for every live link: the receiver's walks, ten a second. Slots are handed out lowest first,
+     * so the walk covers the most links this JVM held at once, not all 65,536 slots each time.
+     */
     void forEachLink(Consumer<EthLink> action) {
-        for (int i = 1; i < MAX_LINKS; i++) {
+        for (int i = 1, end = slotsUsed; i < end; i++) {
             EthLink link = links.get(i);
             if (link != null) {
                 action.accept(link);
