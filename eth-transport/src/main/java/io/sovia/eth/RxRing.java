@@ -1,6 +1,6 @@
 package io.sovia.eth;
 
-import org.agrona.concurrent.UnsafeBuffer;
+import jdk.internal.misc.Unsafe;
 
 import java.nio.ByteBuffer;
 
@@ -14,6 +14,10 @@ import java.nio.ByteBuffer;
  *  tp_mac: where the frame (its Ethernet header first) starts, from the slot's start
  * </pre>
  * Threading: one reader at a time (the port's pump lock); {@link #ready()} from any thread.
+ *
+ * <p>Slot headers are read through the JDK's internal {@code Unsafe} at the mapping's address, as {@code RingTrailer}
+ * does (Agrona's buffers use {@code sun.misc.Unsafe}, whose first use prints a warning on the app's standard error
+ * from JDK 24 on). Offsets are slot starts this class computed, never values read from the ring.
  */
 final class RxRing {
     private static final int TP_STATUS_USER = 1;
@@ -22,7 +26,9 @@ final class RxRing {
     private static final int MAC = 12;
 
     private final ByteBuffer buffer;
-    private final UnsafeBuffer view;
+    private static final Unsafe UNSAFE = Unsafe.getUnsafe();
+
+    private final long address;
     private final int slotSize;
     private final int slots;
     /** The slot to read next; the reader's. */
@@ -30,7 +36,7 @@ final class RxRing {
 
     RxRing(ByteBuffer buffer, int slotSize) {
         this.buffer = buffer;
-        this.view = new UnsafeBuffer(buffer);
+        this.address = ((sun.nio.ch.DirectBuffer) buffer).address();
         this.slotSize = slotSize;
         this.slots = buffer.capacity() / slotSize;
     }
@@ -42,7 +48,7 @@ final class RxRing {
 
     /** Whether the next slot holds a frame; a volatile read. */
     boolean ready() {
-        return (view.getIntVolatile(next * slotSize + STATUS) & TP_STATUS_USER) != 0;
+        return (UNSAFE.getIntAcquire(null, address + (long) next * slotSize + STATUS) & TP_STATUS_USER) != 0;
     }
 
     /** The offset of the next slot, which {@link #ready()} said holds a frame. */
@@ -52,17 +58,17 @@ final class RxRing {
 
     /** Where the frame of the slot at {@code slot} starts in {@link #buffer()}. */
     int frame(int slot) {
-        return slot + (view.getShort(slot + MAC) & 0xFFFF);
+        return slot + (UNSAFE.getShort(null, address + slot + MAC) & 0xFFFF);
     }
 
     /** How many bytes of the frame the slot holds. */
     int length(int slot) {
-        return view.getInt(slot + SNAP_LENGTH);
+        return UNSAFE.getInt(null, address + slot + SNAP_LENGTH);
     }
 
     /** Hands the slot back to the kernel and moves on. */
     void release(int slot) {
-        view.putIntOrdered(slot + STATUS, 0);
+        UNSAFE.putIntRelease(null, address + slot + STATUS, 0);
         next = next + 1 == slots ? 0 : next + 1;
     }
 }

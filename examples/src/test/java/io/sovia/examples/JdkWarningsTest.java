@@ -1,5 +1,6 @@
 package io.sovia.examples;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import java.nio.file.Path;
@@ -13,7 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The agent makes the JDK print nothing the app would not print: on JDK 22 and later, without
  * {@code --enable-native-access}, an shm connection (whose segment handover loads Sovia's JNA) prints no
- * restricted-method warning, at either end.
+ * restricted-method warning, at either end; nor does an eth connection between two hosts (packet sockets, their
+ * receive ring), which once used Agrona's buffers and so {@code sun.misc.Unsafe}, warned about from JDK 24 on.
  */
 class JdkWarningsTest {
     @TempDir
@@ -36,6 +38,33 @@ class JdkWarningsTest {
                 }
             }
         }
+    }
+
+    @Test
+    @Timeout(150)
+    void anEthConnectionPrintsNoJdkWarning() throws Exception {
+        Optional<Path> jdk = Jdks.atLeast(24);
+        Assumptions.assumeTrue(jdk.isPresent(), "no JDK 24+ here");
+        try (EthNamespaces hosts = EthNamespaces.direct(dir, "svwarn", 1500);
+             ForkedJvm server = ForkedJvm.start(dir, "server", eth(hosts, "b", "server", jdk.get()),
+                     DuplexStreamApp.class, "server", "nio")) {
+            int port = server.awaitPort(Duration.ofSeconds(60));
+            try (ForkedJvm client = ForkedJvm.start(dir, "client", eth(hosts, "a", "client", jdk.get()),
+                    DuplexStreamApp.class, "client", String.valueOf(port), "nio", "1000000", "1", "2", "65536")) {
+                client.awaitResult(Duration.ofSeconds(60));
+                server.awaitResult(Duration.ofSeconds(60));
+                client.awaitExit(Duration.ofSeconds(30));
+                assertEquals(1, SoviaStats.read(client.stats()).on("eth"), client::report);
+                for (ForkedJvm jvm : new ForkedJvm[] {client, server}) {
+                    assertFalse(jvm.stderr().contains("WARNING"), jvm.report());
+                }
+            }
+        }
+    }
+
+    private ForkedJvm.Options eth(EthNamespaces hosts, String host, String name, Path jdk) {
+        return options(name, jdk).withFlag("-Dsovia.hosts=" + hosts.hosts())
+                .withFlag("-Ddemo.host=" + EthNamespaces.SERVER_IP).withPrefix(hosts.in(host));
     }
 
     private ForkedJvm.Options options(String name, Path jdk) {

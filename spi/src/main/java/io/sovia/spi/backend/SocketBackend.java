@@ -1,7 +1,7 @@
 package io.sovia.spi.backend;
 
+import io.sovia.spi.jdk.JdkNio;
 import io.sovia.spi.transport.PathKind;
-import org.agrona.IoUtil;
 
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -160,7 +160,7 @@ public interface SocketBackend {
                 partial = bytes.hasRemaining();
             } finally {
                 if (bytes instanceof MappedByteBuffer mapped) {
-                    IoUtil.unmap(mapped);
+                    JdkNio.unmap(mapped);
                 } else {
                     sun.nio.ch.Util.releaseTemporaryDirectBuffer(bytes);
                 }

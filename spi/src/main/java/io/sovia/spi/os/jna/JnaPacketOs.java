@@ -5,8 +5,8 @@ import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
 import com.sun.jna.Pointer;
+import io.sovia.spi.jdk.JdkNio;
 import io.sovia.spi.os.PacketOs;
-import org.agrona.BufferUtil;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -126,7 +126,7 @@ final class JnaPacketOs implements PacketOs {
 
     @Override
     public void unmap(ByteBuffer ring) {
-        munmap(BufferUtil.address(ring), ring.capacity());
+        munmap(JdkNio.address(ring), ring.capacity());
     }
 
     @Override
@@ -145,7 +145,7 @@ final class JnaPacketOs implements PacketOs {
     @Override
     public boolean send(int fd, ByteBuffer buffer, int offset, int length) throws IOException {
         while (true) {
-            if (send(fd, BufferUtil.address(buffer) + offset, length, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0) {
+            if (send(fd, JdkNio.address(buffer) + offset, length, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0) {
                 return true;
             }
             int errno = Native.getLastError();
@@ -161,7 +161,7 @@ final class JnaPacketOs implements PacketOs {
     @Override
     public int receive(int fd, ByteBuffer buffer, int offset, int length) throws IOException {
         while (true) {
-            long n = recv(fd, BufferUtil.address(buffer) + offset, length, MSG_DONTWAIT);
+            long n = recv(fd, JdkNio.address(buffer) + offset, length, MSG_DONTWAIT);
             if (n >= 0) {
                 return (int) n;
             }
