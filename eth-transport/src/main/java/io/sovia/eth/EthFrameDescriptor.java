@@ -22,7 +22,7 @@ import java.nio.ByteOrder;
  * +-------------------------------+-------------------------------+
  * |        payload length         |   destination TCP port        | 16
  * +-------------------------------+-------------------------------+
- * |        source TCP port        |           reserved            | 20
+ * |        source TCP port        |  liveness port (control, 0)   | 20
  * +-------------------------------+-------------------------------+
  * |  destination instance: the receiving JVM's random id (0: any) | 24
  * +---------------------------------------------------------------+
@@ -38,7 +38,8 @@ import java.nio.ByteOrder;
  * Sovia's fields are little endian, the EtherType big endian as on the wire. Frames shorter than Ethernet's
  * 60-byte minimum arrive padded: the payload length says where a frame ends. The receiving JVM's packet
  * sockets filter on kind and destination instance in the kernel ({@link EthFilters}), so a JVM sees only
- * frames meant for it.
+ * frames meant for it. Control frames name the sending JVM's liveness port ({@link EthLiveness}); 0 in data frames
+ * and from agents that have none.
  */
 final class EthFrameDescriptor {
     /** IEEE 802 "local experimental" EtherType. */
@@ -53,6 +54,7 @@ final class EthFrameDescriptor {
     static final int PAYLOAD_LENGTH = 16;
     static final int DESTINATION_PORT = 18;
     static final int SOURCE_PORT = 20;
+    static final int LIVENESS_PORT = 22;
     static final int DESTINATION_INSTANCE = 24;
     static final int SOURCE_INSTANCE = 28;
     static final int DESTINATION_LINK = 32;
@@ -94,7 +96,7 @@ final class EthFrameDescriptor {
         b.putShort(PAYLOAD_LENGTH, (short) payloadLength);
         b.putShort(DESTINATION_PORT, (short) destinationPort);
         b.putShort(SOURCE_PORT, (short) sourcePort);
-        b.putShort(22, (short) 0);
+        b.putShort(LIVENESS_PORT, (short) 0);
         b.putInt(DESTINATION_INSTANCE, destinationInstance);
         b.putInt(SOURCE_INSTANCE, sourceInstance);
         b.putInt(DESTINATION_LINK, destinationLink);
@@ -124,6 +126,15 @@ final class EthFrameDescriptor {
 
     static int sourcePort(ByteBuffer b, int frame) {
         return b.getShort(frame + SOURCE_PORT) & 0xFFFF;
+    }
+
+    static int livenessPort(ByteBuffer b, int frame) {
+        return b.getShort(frame + LIVENESS_PORT) & 0xFFFF;
+    }
+
+    /** Names the sending JVM's liveness port in a header {@link #header} wrote at 0 of {@code b}. */
+    static void putLivenessPort(ByteBuffer b, int port) {
+        b.putShort(LIVENESS_PORT, (short) port);
     }
 
     static int destinationInstance(ByteBuffer b, int frame) {

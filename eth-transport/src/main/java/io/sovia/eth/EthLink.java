@@ -137,6 +137,22 @@ final class EthLink implements Link {
         return true;
     }
 
+    /**
+     * The server's end at its claim: whether the client's first frame has come, waiting up to {@code timeoutNanos}
+     * (polling every millisecond: only a client that gave up, or whose first frame was lost, makes it wait).
+     */
+    boolean awaitFirstFrame(long timeoutNanos) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (!hasFrames()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0 || gone) {
+                return false;
+            }
+            LockSupport.parkNanos(this, Math.min(left, 1_000_000));
+        }
+        return true;
+    }
+
     /** Whether the frame at {@code frame} of {@code b} comes from this link's peer end, for this end. */
     boolean sentBy(ByteBuffer b, int frame) {
         EthPeer p = peer;

@@ -1,5 +1,6 @@
 package io.sovia.eth;
 
+import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.config.SoviaLog;
 import io.sovia.spi.stats.SoviaStats;
 import io.sovia.spi.transport.PendingOffers;
@@ -99,6 +100,12 @@ final class EthListener implements Transport.TransportListener {
                 clientLink, serverLink, null);
     }
 
+    /**
+     * The accept of {@code remote}'s TCP connection: the link answered for its hello, if the client took it. A client
+     * whose answer came too late ({@code sovia.eth.connect.millis}) connected over TCP instead, and only the link
+     * tells which: a client on eth sent its SYN on it before its TCP connect began, so that frame is there by now
+     * unless lost, and is sent again within the wait. Without it the connection is TCP at both ends.
+     */
     @Override
     public Transport.Claimed claim(InetSocketAddress remote) {
         Pending p = offers.claim(remote);
@@ -107,14 +114,22 @@ final class EthListener implements Transport.TransportListener {
         }
         claimed.put(p.key(), new long[] {p.link().id(), System.nanoTime()});
         answered.remove(p.key(), p);
+        if (!p.link().awaitFirstFrame(SoviaConfig.ethConnectNanos())) {
+            SoviaStats.dropped("eth-answer-too-late");
+            p.link().close();
+            return null;
+        }
         return new Transport.Claimed(p.link(), () -> { });
     }
 
-    /** The receiver, now and then: forgets claimed hellos and drops those never claimed. */
+    /**
+     * The receiver, now and then: forgets claimed hellos and drops those never claimed, or whose client went away
+     * (it gave up waiting for the answer, or its connect failed).
+     */
     void sweep(long now) {
         claimed.values().removeIf(c -> now - c[1] > CLAIMED_NANOS);
         answered.values().removeIf(p -> {
-            if (now - p.since > UNCLAIMED_NANOS && offers.withdraw(p.client(), p)) {
+            if ((now - p.since > UNCLAIMED_NANOS || !p.link().isPeerAlive()) && offers.withdraw(p.client(), p)) {
                 p.link().close();
                 return true;
             }

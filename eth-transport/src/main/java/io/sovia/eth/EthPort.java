@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
@@ -54,6 +55,8 @@ final class EthPort {
     private final ByteBuffer control = ByteBuffer.allocateDirect(EthFrameDescriptor.HEADER_LENGTH
             + EthFrameDescriptor.HELLO_PAYLOAD + 64).order(ByteOrder.LITTLE_ENDIAN);
     final EthReceiver receiver;
+    /** Told of a listener's answer that came after its client gave up: the host and the listener's port. */
+    volatile BiConsumer<HostTable.Host, Integer> lateAnswer = (host, port) -> { };
 
     private EthPort(HostTable table, HostTable.Self self, PacketOs os, int instance, int dataFd, int controlFd,
                     RxRing ring) throws IOException {
@@ -281,6 +284,7 @@ final class EthPort {
             int length = payload == null ? 0 : payload.length;
             EthFrameDescriptor.header(control, mac, self.mac(), kind, length, destinationPort, sourcePort,
                     destinationInstance, instance, destinationLink, sourceLink);
+            EthFrameDescriptor.putLivenessPort(control, receiver.livenessPort());
             if (payload != null) {
                 control.put(EthFrameDescriptor.HEADER_LENGTH, payload);
             }

@@ -25,6 +25,8 @@ final class EthReceiver implements Agent {
     private static final long WAKE = 0;
     private static final long CONTROL = 1;
     private static final long DATA = 2;
+    private static final long PROBE = 3;
+    private static final long LIVENESS = 4;
     private static final long BEAT_NANOS = 100_000_000;
 
     private final EthPort port;
@@ -33,6 +35,7 @@ final class EthReceiver implements Agent {
     private final int epoll;
     private final int wakeFd;
     private final long deadNanos = SoviaConfig.ethDeadNanos();
+    private final EthLiveness liveness;
     /** The receiver thread's. */
     private final ByteBuffer in;
     private final long[] readyData = new long[4];
@@ -52,6 +55,13 @@ final class EthReceiver implements Agent {
         os.epollControl(epoll, NativeOs.EPOLL_CTL_ADD, wakeFd, NativeOs.EPOLLIN, WAKE);
         os.epollControl(epoll, NativeOs.EPOLL_CTL_ADD, port.controlFd, NativeOs.EPOLLIN, CONTROL);
         os.epollControl(epoll, NativeOs.EPOLL_CTL_ADD, port.dataFd, 0, DATA);
+        this.liveness = EthLiveness.open(port.self.ip(), deadNanos);
+        os.epollControl(epoll, NativeOs.EPOLL_CTL_ADD, liveness.listenerFd(), NativeOs.EPOLLIN, LIVENESS);
+    }
+
+    /** The TCP port this JVM answers peers' probes on. */
+    int livenessPort() {
+        return liveness.port();
     }
 
     void start() {
@@ -83,10 +93,17 @@ final class EthReceiver implements Agent {
         int timeout = (int) Math.max(1, (nextBeat - now) / 1_000_000 + 1);
         int n = os.epollWait(epoll, readyData, readyEvents, timeout);
         for (int i = 0; i < n; i++) {
+            if ((readyEvents[i] & NativeOs.EPOLLERR) != 0 && (readyData[i] == CONTROL || readyData[i] == DATA)) {
+                interfaceFailed(readyData[i] == CONTROL ? port.controlFd : port.dataFd);
+            }
             if (readyData[i] == CONTROL) {
                 drainControl();
             } else if (readyData[i] == DATA) {
                 port.pump();
+            } else if (readyData[i] == PROBE) {
+                judgeSilent(System.nanoTime(), false);
+            } else if (readyData[i] == LIVENESS) {
+                liveness.acceptAll();
             } else {
                 os.eventfdClear(wakeFd);
             }
@@ -98,6 +115,18 @@ final class EthReceiver implements Agent {
             nextBeat = now + BEAT_NANOS;
         }
         return n;
+    }
+
+    /**
+     * A packet socket's interface went down or away: its error is taken (epoll reports it until then, which kept this
+     * thread spinning), and said once. Peers then fall silent and are probed, so links over a lost interface reset.
+     */
+    private void interfaceFailed(int fd) throws IOException {
+        int errno = port.os.takeError(fd);
+        if (errno != 0) {
+            SoviaLog.warnCounted("eth-interface", "interface " + port.nic.name() + " failed (errno " + errno
+                    + ", down or gone): connections whose peers cannot be reached any more reset", null);
+        }
     }
 
     private void drainControl() throws IOException {
@@ -123,6 +152,7 @@ final class EthReceiver implements Agent {
         EthPeer known = port.peer(instance);
         if (known != null && known.mac == mac) {
             known.lastHeardNanos = System.nanoTime();
+            known.livenessPort = EthFrameDescriptor.livenessPort(in, 0);
         }
         byte kind = EthFrameDescriptor.kind(in, 0);
         if (kind == EthFrameDescriptor.HELLO) {
@@ -168,44 +198,94 @@ final class EthReceiver implements Agent {
             SoviaStats.dropped("eth-stray");
             return;
         }
+        peer.livenessPort = EthFrameDescriptor.livenessPort(in, 0);
         listener.onHello(peer, EthFrameDescriptor.sourceLink(in, 0),
                 new InetSocketAddress(client, EthFrameDescriptor.sourcePort(in, 0)),
                 EthAddresses.read(in, EthFrameDescriptor.HEADER_LENGTH + 16));
     }
 
     private void answer(EthLink link, long mac, int instance) {
-        if (link == null || link.peerMac != mac || link.remotePort != EthFrameDescriptor.sourcePort(in, 0)
+        if (link == null) {
+            answeredLate(mac, instance);
+            return;
+        }
+        if (link.peerMac != mac || link.remotePort != EthFrameDescriptor.sourcePort(in, 0)
                 || link.localPort != EthFrameDescriptor.destinationPort(in, 0)) {
             SoviaStats.dropped("eth-stray");
             return;
         }
         EthPeer peer = port.acquirePeer(mac, instance);
-        if (peer != null && !link.answered(peer, EthFrameDescriptor.sourceLink(in, 0))) {
+        if (peer == null) {
+            return;
+        }
+        peer.livenessPort = EthFrameDescriptor.livenessPort(in, 0);
+        if (!link.answered(peer, EthFrameDescriptor.sourceLink(in, 0))) {
             port.releasePeer(peer);
         }
+    }
+
+    /**
+     * An answer for a client link this JVM no longer has: it stopped waiting ({@code sovia.eth.connect.millis}) and
+     * connected over TCP. The listener's link is told it is gone, so no accept claims it, and the destination is
+     * accelerated after all, so the next connect there asks again instead of keeping to TCP.
+     */
+    private void answeredLate(long mac, int instance) {
+        SoviaStats.dropped("eth-answer-too-late");
+        int serverPort = EthFrameDescriptor.sourcePort(in, 0);
+        port.sendControl(EthFrameDescriptor.GONE, mac, serverPort, EthFrameDescriptor.destinationPort(in, 0), instance,
+                EthFrameDescriptor.sourceLink(in, 0), EthFrameDescriptor.destinationLink(in, 0), null);
+        port.lateAnswer.accept(port.table.byMac(mac), serverPort);
     }
 
     private void beat(long now) throws IOException {
         port.pump(); // frames nobody polled for a while: acknowledgements and data still count
         SoviaStats.dropped("eth-ring-overflow", port.os.drops(port.dataFd) + port.os.drops(port.controlFd));
-        for (EthPeer peer : port.peers()) {
-            if (now - peer.lastHeardNanos > deadNanos) {
-                bury(peer);
-            } else {
-                port.sendControl(EthFrameDescriptor.BEAT, peer.mac, 0, 0, peer.instance, 0, 0, null);
-            }
-        }
+        judgeSilent(now, true);
         for (EthListener listener : port.listeners.values()) {
             listener.sweep(now);
         }
         port.forEachLink(EthLink::serviceIfIdle);
     }
 
+    /**
+     * Probes each peer silent too long, buries those found gone, forgets the probes of peers heard from again and,
+     * on a beat, beats to every peer still alive.
+     */
+    private void judgeSilent(long now, boolean beat) {
+        for (EthPeer peer : port.peers()) {
+            if (now - peer.lastHeardNanos <= deadNanos) {
+                liveness.end(peer);
+            } else {
+                HostTable.Host host = port.table.byMac(peer.mac);
+                switch (liveness.check(peer, host.ip(), now, this::watchProbe)) {
+                    case DEAD -> {
+                        bury(peer);
+                        continue;
+                    }
+                    case ALIVE -> peer.lastHeardNanos = now; // paused (a collection, a debugger), not gone
+                    case PENDING -> { }
+                }
+            }
+            if (beat) {
+                port.sendControl(EthFrameDescriptor.BEAT, peer.mac, 0, 0, peer.instance, 0, 0, null);
+            }
+        }
+    }
+
+    private void watchProbe(int fd) {
+        try {
+            os.epollControl(epoll, NativeOs.EPOLL_CTL_ADD, fd, NativeOs.EPOLLOUT, PROBE);
+        } catch (IOException e) {
+            SoviaLog.warnCounted("eth-epoll", "cannot watch a liveness probe; the next beat looks at it", e);
+        }
+    }
+
     private void bury(EthPeer peer) {
         peer.dead = true;
         port.forget(peer);
         SoviaLog.info("eth peer " + EthFrameDescriptor.formatMac(peer.mac) + " (instance "
-                + Integer.toHexString(peer.instance) + ") is silent: its connections are reset");
+                + Integer.toHexString(peer.instance) + ") is gone (silent, and its host refused or ignored a probe): "
+                + "its connections are reset");
         port.forEachLink(link -> {
             if (link.peer() == peer) {
                 link.peerGone();

@@ -24,7 +24,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * there accelerated answers with its end of the link, and the accept of the TCP connection claims it
  * ({@link EthListener}). No answer within {@code sovia.eth.connect.millis} (a host without the agent, a port
  * without an accelerated listener) sends the connect to TCP, and that destination stays on TCP for
- * {@code sovia.eth.verdict.millis}. Without a usable table, interface or CAP_NET_RAW, every connect uses TCP, the
+ * {@code sovia.eth.verdict.millis}, unless its answer comes after all (a listener's JVM slow to answer, a loaded
+ * host): then the next connect asks again. Without a usable table, interface or CAP_NET_RAW, every connect uses TCP, the
  * cause logged once and counted.
  */
 public final class EthTransport implements Transport {
@@ -135,7 +136,10 @@ public final class EthTransport implements Transport {
 
     private Object open() {
         try {
-            EthPort p = EthPort.open(table());
+            HostTable t = table();
+            EthPort p = EthPort.open(t);
+            p.lateAnswer = (host, serverPort) -> verdicts.keySet().removeIf(
+                    to -> to.getPort() == serverPort && t.find(to.getAddress()) == host);
             p.receiver.start();
             Lifecycle.onExit(ExitStage.CLOSE, () -> p.listeners.values().forEach(EthListener::close));
             SoviaLog.info("eth: on " + p.nic.name() + " (MTU " + p.nic.mtu() + ") as " + p.self.ip().getHostAddress());

@@ -28,6 +28,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * The stream for seed s is {@link DemoSupport#pseudoRandom}(s, BYTES). The client sends a 32-byte header
  * (bytes, both seeds, max write). Both print {@code RESULT c2s=<sha256> s2c=<sha256>}: what each side
  * received, and for the other direction the digest of what it generated; {@code TIMING} lines give the speed.
+ * The client prints {@code CONNECTED} once its connect returned.
  * Plain JDK only: it never knows whether Sovia is there.
  */
 public final class DuplexStreamApp {
@@ -117,6 +118,8 @@ public final class DuplexStreamApp {
             throws Exception {
         InetSocketAddress server = new InetSocketAddress(DemoSupport.host(), port);
         End end = api.equals("nio") ? nio(SocketChannel.open(server)) : net(new Socket(server.getAddress(), port));
+        System.out.println("CONNECTED");
+        System.out.flush();
         try (end) {
             ByteBuffer header = ByteBuffer.allocate(HEADER).putLong(bytes).putLong(seedC2S).putLong(seedS2C)
                     .putInt(maxWrite).putInt(0).flip();

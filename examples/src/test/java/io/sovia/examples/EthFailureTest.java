@@ -20,12 +20,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The eth path between two hosts (network namespaces) when things go wrong: a peer killed with -9, the link cut
- * mid-stream, and the connects that must end up on TCP (a listed host without the agent, a host not in the table, a
+ * The eth path between two hosts (network namespaces) when things go wrong: a peer killed with -9, a peer paused
+ * (which TCP survives, so Sovia must too), the link cut mid-stream, and the connects that must end up on TCP (a listed host without the agent, a host not in the table, a
  * JVM without CAP_NET_RAW), each working and with its reason counted.
  */
 class EthFailureTest {
-    /** sovia.eth.dead.millis (700) and the receiver's 100 ms beat, with room for a loaded machine. */
+    /** sovia.eth.dead.millis (500), the receiver's 100 ms beat and a probe, with room for a loaded machine. */
     private static final long LIMIT_MILLIS = 1000;
     private static final Duration STEP = Duration.ofSeconds(60);
     private static final long BYTES = 4_000_000;
@@ -65,6 +65,37 @@ class EthFailureTest {
         }
     }
 
+    /**
+     * The server JVM stopped (SIGSTOP, as a debugger or a long collection would pause it) for six times
+     * {@code sovia.eth.dead.millis} mid-stream, then continued: the stream must complete intact, still on eth.
+     */
+    @Test
+    @Timeout(180)
+    void pausedPeerKeepsItsConnection() throws Exception {
+        long bytes = 400_000_000L;
+        try (EthNamespaces hosts = EthNamespaces.direct(dir, "svpause", 1500);
+             ForkedJvm server = ForkedJvm.start(dir, "server", agent(hosts, "b", "server"), DuplexStreamApp.class,
+                     "server", "nio")) {
+            int port = server.awaitPort(STEP);
+            try (ForkedJvm client = ForkedJvm.start(dir, "client", agent(hosts, "a", "client"), DuplexStreamApp.class,
+                    "client", String.valueOf(port), "nio", String.valueOf(bytes), "1", "2", "65536")) {
+                client.awaitLine("^CONNECTED$", STEP);
+                Thread.sleep(500);
+                String pid = String.valueOf(server.process().pid());
+                assertEquals(0, new ProcessBuilder("kill", "-STOP", pid).inheritIO().start().waitFor());
+                Thread.sleep(3000);
+                assertEquals(0, new ProcessBuilder("kill", "-CONT", pid).inheritIO().start().waitFor());
+                assertEquals("RESULT c2s=" + DemoSupport.sha256OfPseudoRandom(1, bytes) + " s2c="
+                        + DemoSupport.sha256OfPseudoRandom(2, bytes), client.awaitResult(Duration.ofSeconds(120)),
+                        client::report);
+                server.awaitResult(STEP);
+                assertEquals(0, client.awaitExit(STEP), client::report);
+                SoviaStats stats = SoviaStats.read(client.stats());
+                assertEquals(1, stats.on("eth"), stats::json);
+            }
+        }
+    }
+
     /** The veth pair deleted mid-stream: both ends must fail with an exception, soon, not hang. */
     @Test
     @Timeout(180)
@@ -88,6 +119,36 @@ class EthFailureTest {
                     assertNotEquals(0, end.process().exitValue(), err);
                     assertTrue(err.contains("Exception"), err);
                 }
+            }
+        }
+    }
+
+    /**
+     * Connects whose answer comes after the client stopped waiting ({@code sovia.eth.connect.millis=1}, no verdict
+     * kept, so each connect asks): those clients use TCP, and so must the server, which had answered with a link.
+     * Every connection echoes its byte, and both ends count the same paths.
+     */
+    @Test
+    @Timeout(120)
+    void answerTooLateLeavesBothEndsOnTcp() throws Exception {
+        try (EthNamespaces hosts = EthNamespaces.direct(dir, "svlate", 1500);
+             ForkedJvm server = ForkedJvm.start(dir, "server", agent(hosts, "b", "server"), ConnectApp.class,
+                     "server")) {
+            int port = server.awaitPort(STEP);
+            try (ForkedJvm client = ForkedJvm.start(dir, "client", agent(hosts, "a", "client")
+                    .withFlag("-Dsovia.eth.connect.millis=1").withFlag("-Dsovia.eth.verdict.millis=0"),
+                    ConnectApp.class, "client", String.valueOf(port), "1.5")) {
+                client.awaitResult(STEP);
+                assertEquals(0, client.awaitExit(STEP), client::report);
+                server.process().destroy();
+                server.awaitExit(STEP);
+                SoviaStats clientStats = SoviaStats.read(client.stats());
+                SoviaStats serverStats = SoviaStats.read(server.stats());
+                System.out.println("answer too late: client " + clientStats.json() + "\nserver " + serverStats.json());
+                assertAll(() -> assertTrue(clientStats.fallbacks().getOrDefault("eth-no-answer", 0L) > 0,
+                                clientStats::json),
+                        () -> assertEquals(clientStats.on("eth"), serverStats.on("eth"), serverStats::json),
+                        () -> assertEquals(clientStats.on("tcp"), serverStats.on("tcp"), serverStats::json));
             }
         }
     }
@@ -148,6 +209,6 @@ class EthFailureTest {
 
     private ForkedJvm.Options agent(EthNamespaces hosts, String host, String role) {
         return ForkedJvm.Options.agent(dir.resolve(role + ".stats.json"), "-Dsovia.hosts=" + hosts.hosts(),
-                "-Ddemo.host=" + EthNamespaces.SERVER_IP).withPrefix(hosts.in(host));
+                "-Ddemo.host=" + EthNamespaces.SERVER_IP, EthNamespaces.PATIENT_CONNECT).withPrefix(hosts.in(host));
     }
 }

@@ -24,6 +24,11 @@ import org.junit.jupiter.api.Assumptions;
  */
 final class EthNamespaces implements AutoCloseable {
     static final String SERVER_IP = "10.77.0.2";
+    /**
+     * For tests that count a connection on eth: a server JVM just started on a loaded machine may answer a client's
+     * first hello after the default 50 ms, and that connect would then rightly use TCP.
+     */
+    static final String PATIENT_CONNECT = "-Dsovia.eth.connect.millis=2000";
     private static final Path ROOT = Path.of(System.getProperty("basedir", System.getProperty("user.dir")))
             .toAbsolutePath().resolve("..").normalize();
     private static final Path SCRIPTS = ROOT.resolve("eth-transport/scripts");

@@ -55,7 +55,8 @@ class EthStreamTest {
 
     /** Runs DuplexStreamApp between the hosts; returns the server's and the client's stats. */
     private SoviaStats[] duplex(EthNamespaces hosts, String name, long bytes, Duration timeout) throws Exception {
-        String[] flags = {"-Dsovia.hosts=" + hosts.hosts(), "-Ddemo.host=" + EthNamespaces.SERVER_IP};
+        String[] flags = {"-Dsovia.hosts=" + hosts.hosts(), "-Ddemo.host=" + EthNamespaces.SERVER_IP,
+                EthNamespaces.PATIENT_CONNECT};
         try (ForkedJvm server = ForkedJvm.start(dir, name + "-server", ForkedJvm.Options.agent(
                 dir.resolve(name + "-server.stats.json"), flags).withPrefix(hosts.in("b")),
                 DuplexStreamApp.class, "server", "net")) {

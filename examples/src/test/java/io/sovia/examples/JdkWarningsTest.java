@@ -63,7 +63,7 @@ class JdkWarningsTest {
     }
 
     private ForkedJvm.Options eth(EthNamespaces hosts, String host, String name, Path jdk) {
-        return options(name, jdk).withFlag("-Dsovia.hosts=" + hosts.hosts())
+        return options(name, jdk).withFlag("-Dsovia.hosts=" + hosts.hosts()).withFlag(EthNamespaces.PATIENT_CONNECT)
                 .withFlag("-Ddemo.host=" + EthNamespaces.SERVER_IP).withPrefix(hosts.in(host));
     }
 

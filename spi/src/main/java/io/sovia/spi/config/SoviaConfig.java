@@ -94,9 +94,10 @@ import java.util.Locale;
  *       never answers, so this is what its first connect loses</td></tr>
  *   <tr><td>{@code sovia.eth.verdict.millis}</td><td>{@code 30000}</td><td>how long a destination that did not
  *       answer keeps using TCP before the eth path asks again</td></tr>
- *   <tr><td>{@code sovia.eth.dead.millis}</td><td>{@code 700}</td><td>a peer JVM silent this long is dead (each
- *       JVM sends a beat every 100 ms to every JVM it has connections with): its connections end with a reset,
- *       as a killed process's would over TCP</td></tr>
+ *   <tr><td>{@code sovia.eth.dead.millis}</td><td>{@code 500}</td><td>a peer JVM silent this long (each JVM
+ *       sends a beat every 100 ms to every JVM it has connections with) gets a probe, a TCP connect to the port it
+ *       named: refused, or unanswered for as long again, it is dead and its connections end with a reset, as a
+ *       killed process's would over TCP; answered (a JVM paused by a collection or a debugger) it is not</td></tr>
  *   <tr><td>{@code sovia.eth.ring}</td><td>{@code 4194304}</td><td>bytes of the packet socket's receive ring
  *       (PACKET_MMAP): frames that arrive while nobody reads wait there, and past it are lost (and
  *       retransmitted)</td></tr>
@@ -254,7 +255,7 @@ public final class SoviaConfig {
 
     /** How long a silent peer JVM lives. */
     public static long ethDeadNanos() {
-        return Math.max(200, Long.getLong(PREFIX + "eth.dead.millis", 700)) * 1_000_000;
+        return Math.max(200, Long.getLong(PREFIX + "eth.dead.millis", 500)) * 1_000_000;
     }
 
     /** Bytes of the eth path's receive ring. */

@@ -58,6 +58,7 @@ public interface NativeOs {
     int EPOLL_CTL_MOD = 3;
     /** epoll event bits: readable, error, hang-up, peer shut its writing down. */
     int EPOLLIN = 0x001;
+    int EPOLLOUT = 0x004;
     int EPOLLERR = 0x008;
     int EPOLLHUP = 0x010;
     int EPOLLRDHUP = 0x2000;

@@ -54,6 +54,14 @@ public interface PacketOs {
     int receive(int fd, ByteBuffer buffer, int offset, int length) throws IOException;
 
     /**
+     * Takes the socket's pending error ({@code SO_ERROR}, which clears it): a packet socket gets one when its
+     * interface goes down or away, and reports it to epoll until taken.
+     *
+     * @return the errno, or 0 for none
+     */
+    int takeError(int fd) throws IOException;
+
+    /**
      * The frames the kernel dropped for this socket since the last call ({@code PACKET_STATISTICS}, which
      * resets the count): those that found its receive ring or buffer full.
      */

@@ -23,6 +23,7 @@ final class JnaPacketOs implements PacketOs {
     private static final int SOCK_NONBLOCK = 04000;
     private static final int SOCK_CLOEXEC = 02000000;
     private static final int SOL_SOCKET = 1;
+    private static final int SO_ERROR = 4;
     private static final int SO_ATTACH_FILTER = 26;
     private static final int SOL_PACKET = 263;
     private static final int PACKET_RX_RING = 5;
@@ -183,6 +184,17 @@ final class JnaPacketOs implements PacketOs {
             return stats.getInt(4) & 0xFFFFFFFFL;
         } catch (LastErrorException e) {
             throw failed("getsockopt(PACKET_STATISTICS)", e.getErrorCode());
+        }
+    }
+
+    @Override
+    public int takeError(int fd) throws IOException {
+        try (Memory error = new Memory(4); Memory length = new Memory(4)) {
+            length.setInt(0, 4);
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, error, length);
+            return error.getInt(0);
+        } catch (LastErrorException e) {
+            throw failed("getsockopt(SO_ERROR)", e.getErrorCode());
         }
     }
 
