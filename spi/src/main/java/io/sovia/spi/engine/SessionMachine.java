@@ -82,6 +82,8 @@ final class SessionMachine {
     private boolean peerClosed;
     /** This end reset the connection (abort, or data after close). */
     private boolean resetSent;
+    /** Aborted before the handshake ended on a lossy link, with bytes written: the reset follows them then. */
+    private boolean resetAfterHandshake;
     private IOException failure;
     private final ResetReport resetReport = new ResetReport();
 
@@ -245,6 +247,12 @@ final class SessionMachine {
         if (failure == null) {
             // bytes combining still holds were written before the close: TCP would have sent them already
             flush(true);
+            if (state == SYN_SENT && retransmitter != null && sender.hasUnsent()) {
+                // so would TCP these, its handshake done before connect returned; a lossy link sends data only once
+                // the SYN_ACK came (when the server accepts), so the reset waits for that, and follows them
+                resetAfterHandshake = true;
+                return;
+            }
             sender.sendControl(RST);
             resetSent = true;
             fail(new SocketException("Socket closed"));
@@ -365,6 +373,10 @@ final class SessionMachine {
             sender.sendAck((byte) 0);
         }
         flush(false);
+        if (resetAfterHandshake && state == ESTABLISHED) {
+            resetAfterHandshake = false;
+            abort();
+        }
         return any;
     }
 

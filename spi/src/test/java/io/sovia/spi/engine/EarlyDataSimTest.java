@@ -112,6 +112,30 @@ class EarlyDataSimTest {
     }
 
     /**
+     * A client writes and aborts (SO_LINGER 0) before the server polled: over TCP those bytes left at the write, the
+     * handshake done when connect returned, and the server reads them before the reset. An unreliable link sends
+     * data only after the SYN_ACK, so the reset waits for it and follows them.
+     */
+    @Test
+    @Timeout(value = 10, threadMode = SEPARATE_THREAD)
+    void unreliableLinkAbortBeforeTheSynAckStillSendsWhatWasWritten() throws IOException {
+        for (int n : SIZES) {
+            SimScenario s = connectAndWrite(false, n, new long[1]);
+            s.a.session.abort();
+            s.driver.aActive = false; // closed: the session goes on as the service thread's
+            s.b.expectError = true;
+            s.b.reading = true;
+            s.driver.runUntil("the reset at the server", () -> s.b.error != null);
+            if (s.b.read != n || !"Connection reset".equals(s.b.error.getMessage())) {
+                throw s.fail("the server read " + s.b.read + " of " + n + " bytes, then " + s.b.error);
+            }
+            if (!s.a.session.isFinished()) {
+                throw s.fail("the aborted session is not finished after its reset");
+            }
+        }
+    }
+
+    /**
      * The client's first DATA frame is taken off the wire and delivered with token 0 instead: the very
      * frame the server expects next (sequence, ack, payload), so only its token can make it refuse it.
      * The original is retransmitted and the stream arrives whole.
