@@ -85,6 +85,14 @@ public interface Link {
         return false;
     }
 
+    /**
+     * Whether the peer's writer waits for credit now, leaving the hint for {@link #takeCreditWanted()}; ordered after
+     * this end's frames committed before (a writer that asks later sees them). Links that cannot tell say yes.
+     */
+    default boolean peerWaitsForCredit() {
+        return true;
+    }
+
     /** Sets what runs on this end when the peer {@linkplain #nudge() nudges}; it must not block. */
     default void onNudge(Runnable poll) {
     }

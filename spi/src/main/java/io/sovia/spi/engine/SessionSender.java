@@ -11,6 +11,7 @@ import static io.sovia.spi.engine.FrameFlyweight.FIN;
 import static io.sovia.spi.engine.FrameFlyweight.FLAG_GAP;
 import static io.sovia.spi.engine.FrameFlyweight.HEADER_LENGTH;
 import static io.sovia.spi.engine.FrameFlyweight.SYN;
+import static io.sovia.spi.engine.FrameFlyweight.SYN_ACK;
 
 /**
  * The outbound half of a {@link SessionMachine}: sequence numbers, byte credit, the send buffer of bytes
@@ -122,7 +123,13 @@ final class SessionSender {
             return false;
         }
         out.wrap(link.sendBuffer(), offset).payloadToken(localToken);
+        boolean owed = ringPending;
         commit(offset, type, (byte) 0, 8);
+        if (type == SYN_ACK && retransmitter == null && !link.peerWaitsForCredit()) {
+            // on a reliable link a client reads and writes (within early credit) without the SYN_ACK: a client asleep
+            // for the server's first answer, woken to find only this, cost every new connection a wake-up
+            ringPending = owed;
+        }
         return true;
     }
 

@@ -241,6 +241,15 @@ public final class FrameRing {
         return takeFlag(CREDIT_WANTED);
     }
 
+    /**
+     * Consumer: whether the producer's writer waits for credit, leaving the request. The fence orders this after the
+     * consumer's own earlier commits, so a producer that asks later finds them when it looks before sleeping.
+     */
+    public boolean creditWanted() {
+        RingTrailer.fullFence();
+        return trailer.getIntVolatile(CREDIT_WANTED) != 0;
+    }
+
     /** Producer: asks the consumer's side to poll although nobody there calls (a nudge). */
     public void wantPoll() {
         trailer.putIntVolatile(POLL_WANTED, 1);

@@ -172,6 +172,11 @@ public final class RingLink implements Link {
     }
 
     @Override
+    public boolean peerWaitsForCredit() {
+        return in.creditWanted();
+    }
+
+    @Override
     public void onNudge(Runnable poll) {
         this.nudged = poll;
     }
