@@ -1,8 +1,10 @@
 package io.sovia.eth;
 
+import io.sovia.spi.config.SoviaLog;
 import io.sovia.spi.jdk.JdkNio;
 
 import java.io.IOException;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -40,12 +42,21 @@ final class EthLiveness {
         this.timeoutNanos = timeoutNanos;
     }
 
-    /** Listens on an ephemeral port of {@code self}, this host's address in the host table. */
+    /**
+     * Listens on an ephemeral port of {@code self}, this host's address in the host table, or of every address when
+     * the table names one this host does not have (said once: peers' probes then go wherever that address leads).
+     */
     static EthLiveness open(InetAddress self, long timeoutNanos) throws IOException {
         ServerSocketChannel listener = JdkNio.provider().openServerSocketChannel();
         try {
             listener.configureBlocking(false);
-            listener.bind(new InetSocketAddress(self, 0), Integer.MAX_VALUE); // the kernel caps it at somaxconn
+            try {
+                listener.bind(new InetSocketAddress(self, 0), Integer.MAX_VALUE); // the kernel caps it at somaxconn
+            } catch (BindException notHere) {
+                SoviaLog.warn("eth: this host's address in the host table, " + self.getHostAddress()
+                        + ", is not one of its own; peers may take a paused JVM here for a dead one", null);
+                listener.bind(new InetSocketAddress(0), Integer.MAX_VALUE);
+            }
             return new EthLiveness(listener, timeoutNanos);
         } catch (IOException | RuntimeException e) {
             listener.close();
@@ -80,11 +91,19 @@ final class EthLiveness {
         }
         Probe probe = probes.get(peer);
         if (probe == null) {
+            SocketChannel channel;
             try {
-                SocketChannel channel = JdkNio.provider().openSocketChannel();
+                channel = JdkNio.provider().openSocketChannel();
+            } catch (IOException e) {
+                // this JVM's trouble (out of descriptors), not the peer's: no verdict until the probe's time is up
+                SoviaLog.warnCounted("eth-probe", "cannot open a liveness probe; a silent peer is buried in time", e);
+                probes.put(peer, new Probe(null, now));
+                return Verdict.PENDING;
+            }
+            probe = new Probe(channel, now);
+            probes.put(peer, probe);
+            try {
                 channel.configureBlocking(false);
-                probe = new Probe(channel, now);
-                probes.put(peer, probe);
                 if (!channel.connect(new InetSocketAddress(ip, peer.livenessPort))) {
                     started.watch(JdkNio.fd(channel));
                     return Verdict.PENDING;
@@ -100,7 +119,7 @@ final class EthLiveness {
     /** Ends the probe of a peer heard from again (none running: nothing to do). */
     void end(EthPeer peer) {
         Probe probe = probes.remove(peer);
-        if (probe != null) {
+        if (probe != null && probe.channel() != null) {
             closeAbortively(probe.channel());
         }
     }
@@ -108,7 +127,7 @@ final class EthLiveness {
     private Verdict finish(EthPeer peer, Probe probe, long now) {
         Verdict verdict;
         try {
-            verdict = probe.channel().finishConnect() ? Verdict.ALIVE
+            verdict = probe.channel() != null && probe.channel().finishConnect() ? Verdict.ALIVE
                     : now - probe.startedNanos() > timeoutNanos ? Verdict.DEAD : Verdict.PENDING;
         } catch (IOException refused) {
             verdict = Verdict.DEAD;
