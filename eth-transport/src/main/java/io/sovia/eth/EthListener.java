@@ -22,6 +22,12 @@ import java.util.concurrent.ConcurrentHashMap;
 final class EthListener implements Transport.TransportListener {
     /** As long as a TCP connect goes on retrying its SYN: a later accept gets TCP, and its client a reset. */
     private static final long UNCLAIMED_NANOS = 60_000_000_000L;
+    /**
+     * How long an accept waits for the client's SYN on its link: its first two resends (after the engine's initial
+     * timeout, then twice that again), so a SYN is taken for missing only when three copies were lost.
+     */
+    private static final long FIRST_FRAME_NANOS =
+            Math.max(SoviaConfig.ethConnectNanos(), 4 * SoviaConfig.session().rtoInitialNanos());
     /** How long a claimed hello is remembered, so a late copy of it is answered rather than offered again. */
     private static final long CLAIMED_NANOS = 5_000_000_000L;
 
@@ -104,7 +110,7 @@ final class EthListener implements Transport.TransportListener {
      * The accept of {@code remote}'s TCP connection: the link answered for its hello, if the client took it. A client
      * whose answer came too late ({@code sovia.eth.connect.millis}) connected over TCP instead, and only the link
      * tells which: a client on eth sent its SYN on it before its TCP connect began, so that frame is there by now
-     * unless lost, and is sent again within the wait. Without it the connection is TCP at both ends.
+     * unless lost, and is sent again twice within the wait. Without it the connection is TCP at both ends.
      */
     @Override
     public Transport.Claimed claim(InetSocketAddress remote) {
@@ -114,7 +120,7 @@ final class EthListener implements Transport.TransportListener {
         }
         claimed.put(p.key(), new long[] {p.link().id(), System.nanoTime()});
         answered.remove(p.key(), p);
-        if (!p.link().awaitFirstFrame(SoviaConfig.ethConnectNanos())) {
+        if (!p.link().awaitFirstFrame(FIRST_FRAME_NANOS)) {
             SoviaStats.dropped("eth-answer-too-late");
             p.link().close();
             return null;
