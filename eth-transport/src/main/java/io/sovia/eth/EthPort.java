@@ -172,13 +172,17 @@ final class EthPort {
         }
     }
 
-    /** The peer JVM {@code instance} at {@code mac}, counted as having one more link; null if the id is taken by another MAC. */
-    EthPeer acquirePeer(long mac, int instance) {
+    /**
+     * The peer JVM {@code instance} at {@code mac}, which named {@code livenessPort} in the frame at hand, counted as
+     * having one more link; null if the id is taken by another MAC. Called by the receiver thread.
+     */
+    EthPeer acquirePeer(long mac, int instance, int livenessPort) {
         synchronized (peers) {
             EthPeer peer = peers.computeIfAbsent(instance, i -> new EthPeer(mac, i, System.nanoTime()));
             if (peer.mac != mac || peer.dead) {
                 return null;
             }
+            peer.livenessPort = livenessPort;
             peer.links++;
             return peer;
         }

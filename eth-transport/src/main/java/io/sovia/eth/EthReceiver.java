@@ -193,12 +193,11 @@ final class EthReceiver implements Agent {
         if (listener == null) {
             return; // another JVM of this host may listen there; only the one that does answers
         }
-        EthPeer peer = port.acquirePeer(host.mac(), instance);
+        EthPeer peer = port.acquirePeer(host.mac(), instance, EthFrameDescriptor.livenessPort(in, 0));
         if (peer == null) {
             SoviaStats.dropped("eth-stray");
             return;
         }
-        peer.livenessPort = EthFrameDescriptor.livenessPort(in, 0);
         listener.onHello(peer, EthFrameDescriptor.sourceLink(in, 0),
                 new InetSocketAddress(client, EthFrameDescriptor.sourcePort(in, 0)),
                 EthAddresses.read(in, EthFrameDescriptor.HEADER_LENGTH + 16));
@@ -214,12 +213,8 @@ final class EthReceiver implements Agent {
             SoviaStats.dropped("eth-stray");
             return;
         }
-        EthPeer peer = port.acquirePeer(mac, instance);
-        if (peer == null) {
-            return;
-        }
-        peer.livenessPort = EthFrameDescriptor.livenessPort(in, 0);
-        if (!link.answered(peer, EthFrameDescriptor.sourceLink(in, 0))) {
+        EthPeer peer = port.acquirePeer(mac, instance, EthFrameDescriptor.livenessPort(in, 0));
+        if (peer != null && !link.answered(peer, EthFrameDescriptor.sourceLink(in, 0))) {
             port.releasePeer(peer);
         }
     }

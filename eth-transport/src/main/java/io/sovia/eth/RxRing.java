@@ -1,5 +1,6 @@
 package io.sovia.eth;
 
+import io.sovia.spi.jdk.JdkNio;
 import jdk.internal.misc.Unsafe;
 
 import java.nio.ByteBuffer;
@@ -36,7 +37,7 @@ final class RxRing {
 
     RxRing(ByteBuffer buffer, int slotSize) {
         this.buffer = buffer;
-        this.address = ((sun.nio.ch.DirectBuffer) buffer).address();
+        this.address = JdkNio.address(buffer);
         this.slotSize = slotSize;
         this.slots = buffer.capacity() / slotSize;
     }

@@ -1,5 +1,6 @@
 package io.sovia.spi.link;
 
+import io.sovia.spi.jdk.JdkNio;
 import jdk.internal.misc.Unsafe;
 
 import java.nio.ByteBuffer;
@@ -30,7 +31,7 @@ final class RingTrailer {
             throw new IllegalArgumentException("no ring trailer at " + start + " in " + buffer);
         }
         this.buffer = buffer;
-        this.address = ((sun.nio.ch.DirectBuffer) buffer).address() + start;
+        this.address = JdkNio.address(buffer) + start;
     }
 
     long getLongAcquire(int offset) {
