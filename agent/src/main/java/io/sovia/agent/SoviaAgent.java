@@ -56,6 +56,7 @@ public final class SoviaAgent {
         installProvider();
         installSocketImpl(inst);
         installFileTransfers(inst);
+        installNettySteering(inst);
         if (SoviaConfig.pathAllowed("shm")) {
             NativeAccess.loadInBackground();
         }
@@ -119,6 +120,16 @@ public final class SoviaAgent {
         } catch (Throwable t) {
             SoviaLog.warn("FileChannel transfers to and from Sovia channels go through the heap, as the JDK does "
                     + "them for channels it does not know", t);
+        }
+    }
+
+    private static void installNettySteering(Instrumentation inst) {
+        try {
+            if (SoviaConfig.steerNettyNative()) {
+                NettyNativeInstaller.install(inst);
+            }
+        } catch (Throwable t) {
+            SoviaLog.warn("Netty's native transports stay available: connections on them are not accelerated", t);
         }
     }
 

@@ -68,6 +68,24 @@ final class CompatCheck {
     }
 
     /**
+     * Runs {@code app both} under Sovia with {@code agentFlags} that leave the app's connections to something
+     * Sovia does not see (a native transport): the RESULT must equal the plain run's and Sovia must carry none.
+     */
+    static void oneJvmUncarried(Path dir, Class<?> app, Duration timeout, String... agentFlags) throws Exception {
+        String expected = plainBoth(dir, app, timeout);
+        skipUnlessAgentWanted();
+        try (ForkedJvm sovia = ForkedJvm.start(dir, "sovia-uncarried",
+                ForkedJvm.Options.agent(dir.resolve("sovia-uncarried.stats.json"), agentFlags), app, "both")) {
+            assertEquals(expected, sovia.awaitResult(timeout),
+                    () -> "RESULT changed under Sovia\n" + sovia.report());
+            assertTrue(Files.isRegularFile(sovia.stats()), () -> "no statistics file\n" + sovia.report());
+            SoviaStats stats = SoviaStats.read(sovia.stats());
+            assertEquals(0, stats.carried(), () -> "these connections bypass Sovia's sockets, yet it counted some: "
+                    + stats.json() + "\n" + sovia.report());
+        }
+    }
+
+    /**
      * Runs {@code app server} and {@code app client <port>} in two JVMs, plainly and then both under
      * Sovia; the client's RESULT must not change, and each side's Sovia must carry at least
      * {@code minConnections} (the server counts the connections it accepted), all on the shm path

@@ -37,6 +37,8 @@ class CompatibilityTest {
     private static final int FTP_CONNECTIONS = 5;
     /** One to the registry (its lookup and list), one to the exported object. */
     private static final int RMI_CONNECTIONS = 2;
+    /** The client's one channel, on which every call and stream runs. */
+    private static final int GRPC_CONNECTIONS = 1;
     /** The echo connection, made by the app's own SocketImpl over a SocketChannel. */
     private static final int FACTORY_CONNECTIONS = 1;
 
@@ -132,6 +134,33 @@ class CompatibilityTest {
     @Timeout(150)
     void rmiOnTcpPath() throws Exception {
         CompatCheck.oneJvmOnTcpPath(dir, RmiApp.class, JVM_TIMEOUT, RMI_CONNECTIONS);
+    }
+
+    /** gRPC would take Netty's native epoll transport; with nothing on its command line it runs on Sovia. */
+    @Test
+    @Timeout(150)
+    void grpc() throws Exception {
+        CompatCheck.oneJvm(dir, GrpcApp.class, JVM_TIMEOUT, GRPC_CONNECTIONS);
+    }
+
+    @Test
+    @Timeout(300)
+    void grpcInTwoJvms() throws Exception {
+        CompatCheck.twoJvms(dir, GrpcApp.class, JVM_TIMEOUT, GRPC_CONNECTIONS);
+    }
+
+    /** The control: with Netty left alone, gRPC's connections are native epoll ones, past Sovia. */
+    @Test
+    @Timeout(150)
+    void grpcWithNettyNativeKept() throws Exception {
+        CompatCheck.oneJvmUncarried(dir, GrpcApp.class, JVM_TIMEOUT, "-Dsovia.netty.native=keep");
+    }
+
+    /** An app that creates its epoll event loops itself still starts and works (on plain TCP, as without Sovia). */
+    @Test
+    @Timeout(150)
+    void grpcInsistingOnEpoll() throws Exception {
+        CompatCheck.oneJvmUncarried(dir, GrpcApp.class, JVM_TIMEOUT, "-Dgrpcapp.epoll=true");
     }
 
     @Test

@@ -22,6 +22,12 @@ import java.util.Locale;
  *       reach Sovia: {@code advice} (instrument {@code SocketImpl.createPlatformSocketImpl}; falls back to
  *       {@code factory} if that fails), {@code factory} ({@code Socket.setSocketImplFactory}, after which the app
  *       cannot set its own) or {@code off} (java.net stays on the plain JDK)</td></tr>
+ *   <tr><td>{@code sovia.netty.native}</td><td>{@code steer}</td><td>Netty's native transports (epoll, io_uring;
+ *       also relocated copies such as grpc-netty-shaded's) open their sockets without any SelectorProvider, so
+ *       nothing on them can be accelerated. {@code steer} answers their availability checks
+ *       ({@code Epoll.isAvailable()}, {@code IoUring.isAvailable()}) with false, so Netty code that asks, gRPC
+ *       among it, picks its NIO transport; code that creates a native event loop unconditionally still gets one
+ *       (plain TCP). {@code keep} leaves Netty alone</td></tr>
  *   <tr><td>{@code sovia.jit.boundary}</td><td>{@code true}</td><td>adds a compiler directive (the JDK's
  *       {@code Compiler.directives_add}) so that C2 does not inline Sovia's code into the app's methods: it then
  *       compiles the engine once per entry point instead of into every caller (3.8-5.6 s of C2 CPU per JVM in an
@@ -119,6 +125,8 @@ public final class SoviaConfig {
 
     /** Whether to keep C2 from inlining Sovia into the app's methods. */
     public static final String JIT_BOUNDARY = PREFIX + "jit.boundary";
+    /** Whether Netty's native transports are steered to NIO: steer or keep. */
+    public static final String NETTY_NATIVE = PREFIX + "netty.native";
     /** Paths connects may take. */
     public static final String PATHS = PREFIX + "paths";
     /** Spin budget before sleeping. */
@@ -178,6 +186,19 @@ public final class SoviaConfig {
     /** Whether a spin ends once another thread wants its core ({@link #SPIN_BUSY} is not {@code spin}). */
     public static boolean spinYieldsToBusyCores() {
         return !"spin".equalsIgnoreCase(System.getProperty(SPIN_BUSY, "sleep").trim());
+    }
+
+    /**
+     * Whether the agent answers Netty's native-transport availability checks with false ({@link #NETTY_NATIVE}).
+     *
+     * @throws IllegalArgumentException for a value other than steer or keep
+     */
+    public static boolean steerNettyNative() {
+        String value = System.getProperty(NETTY_NATIVE, "steer").trim();
+        if (!"steer".equalsIgnoreCase(value) && !"keep".equalsIgnoreCase(value)) {
+            throw new IllegalArgumentException(NETTY_NATIVE + "=" + value + ": expected steer or keep");
+        }
+        return "steer".equalsIgnoreCase(value);
     }
 
     /** How long a JVM's exit waits for its connections to hand over what apps wrote. */
