@@ -3,7 +3,7 @@
 # core and to separate cores, printed side by side with ratios, and every figure also as CSV.
 #
 #   bash examples/speed.sh                 every section
-#   bash examples/speed.sh setup streams   only those sections (rtt, sleeping, busy, streams, setup)
+#   bash examples/speed.sh setup streams   only those sections (rtt, sleeping, busy, streams, setup, rpc, ftp)
 #
 # Sections:
 #   rtt       64-byte round trips (PingPongApp: blocking NIO, java.net, a Selector loop), with the references of
@@ -13,6 +13,9 @@
 #   streams   one-way throughput (StreamApp) for write sizes SIZES through APIS (net: java.net streams, heap:
 #             Channels streams over a heap array, direct: a direct buffer, file: FileChannel.transferTo)
 #   setup     connections opened, one byte each way, closed (ConnectApp)
+#   rpc       SOVIA's RPC experiment (RpcBench): a null call and calls with a 0 B to 4 KiB string argument, in
+#             Java RMI and in gRPC (which the agent steers off Netty's native transport, no flag), RPC_CALLS timed
+#             calls per size (default 20000); mean, p50 and p99 per size
 #   ftp       SOVIA's FTP experiment (FtpBench: Apache FtpServer and commons-net): files of 19,090,223 and
 #             145,864,380 bytes from RAM to RAM (a directory in /dev/shm, removed after), STOR and RETR in
 #             passive and active mode, FTP_ROUNDS times each (default 4); MB/s averaged over all rounds but the
@@ -23,7 +26,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-SECTIONS=${*:-rtt sleeping busy streams setup ftp}
+SECTIONS=${*:-rtt sleeping busy streams setup rpc ftp}
 RUN_SECONDS=${SECONDS_PER_RUN:-3}
 PINGS=${PINGS:-100000}
 SIZES=${SIZES:-64 4096 65536 1048576}
@@ -118,6 +121,14 @@ reference() {
   field rtt_us "$OUT/ref.out"
 }
 
+# deps_classpath -> DEPS_CP: the examples' classes with their dependencies (FtpServer, gRPC, ...), once
+deps_classpath() {
+  if [ -z "${DEPS_CP:-}" ]; then
+    mvn -B -q dependency:build-classpath -pl examples -Dsovia.examples.standalone -Dmdep.outputFile="$OUT/deps.cp"
+    DEPS_CP=$CP:$(cat "$OUT/deps.cp")
+  fi
+}
+
 PINNINGS=("same-core 0 0" "separate-cores 0 1")
 printf '%-9s %-15s %-9s %8s %12s %12s %8s  %s\n' section pinning api size "JDK TCP" Sovia ratio unit
 
@@ -190,12 +201,52 @@ for section in $SECTIONS; do
       row setup "$1" net 1 "us/connection" "${figures[@]}" no
     done
     ;;
+  rpc)
+    deps_classpath
+    for pin in "${PINNINGS[@]}"; do
+      set -- $pin
+      for rpc in rmi grpc; do
+        for agent in no yes; do
+          flags=()
+          [ "$agent" = yes ] && flags=(-javaagent:"$AGENT")
+          rm -f "$OUT/port" "$OUT/rpc.in"
+          mkfifo "$OUT/rpc.in"
+          taskset -c "$2" "$JAVA" "${flags[@]}" -cp "$DEPS_CP" io.sovia.examples.RpcBench server "$rpc" \
+            <"$OUT/rpc.in" >"$OUT/port" 2>"$OUT/server.err" &
+          SERVER=$!
+          exec 7>"$OUT/rpc.in"
+          for _ in $(seq 100); do grep -q PORT "$OUT/port" 2>/dev/null && break; sleep 0.1; done
+          taskset -c "$3" "$JAVA" "${flags[@]}" -cp "$DEPS_CP" io.sovia.examples.RpcBench client "$rpc" \
+            "$(sed -n 's/^PORT //p' "$OUT/port")" "${RPC_CALLS:-20000}" >"$OUT/rpc.$agent"
+          exec 7>&-
+          wait "$SERVER"
+          grep -q verified "$OUT/rpc.$agent" || { echo "RPC run failed" >&2; exit 1; }
+        done
+        for size in null 0 16 64 256 1024 4096; do
+          for stat in mean_us p50_us p99_us; do
+            figures=()
+            for agent in no yes; do
+              figures+=("$(sed -n "s/^RESULT rpc=$rpc size=$size .*$stat=\([^ ]*\).*$/\1/p" "$OUT/rpc.$agent")")
+            done
+            row rpc "$1" "$rpc" "$size" "$stat" "${figures[@]}" no
+          done
+        done
+      done
+    done
+    ;;
   ftp)
-    mvn -B -q dependency:build-classpath -pl examples -Dsovia.examples.standalone -Dmdep.outputFile="$OUT/ftp.cp"
-    FTP_CP=$CP:$(cat "$OUT/ftp.cp")
+    deps_classpath
     mkdir -p "$FTP_DIR/home" "$FTP_DIR/client"
     for size in 19090223 145864380; do
       head -c "$size" /dev/urandom >"$FTP_DIR/client/file.bin"
+      # SOVIA's "local copy" row: the same file copied from RAM to RAM by cp, no network at all
+      t0=$(date +%s%N)
+      cp "$FTP_DIR/client/file.bin" "$FTP_DIR/copy.bin"
+      t1=$(date +%s%N)
+      rm -f "$FTP_DIR/copy.bin"
+      copy=$(awk -v b="$size" -v ns=$((t1 - t0)) 'BEGIN { printf "%.1f", b / (ns / 1e9) / 1e6 }')
+      printf '%-9s %-15s %-9s %8s %12s %12s %8s  %s\n' ftp local cp "$size" - "$copy" - "MB/s of the local copy (reference)"
+      echo "ftp,local,copy,$size,reference,$copy,MB/s" >>"$CSV"
       for pin in "${PINNINGS[@]}"; do
         set -- $pin
         for agent in no yes; do
@@ -203,12 +254,12 @@ for section in $SECTIONS; do
           [ "$agent" = yes ] && flags=(-javaagent:"$AGENT")
           rm -f "$OUT/port"
           mkfifo "$OUT/ftp.in"
-          taskset -c "$2" "$JAVA" "${flags[@]}" -cp "$FTP_CP" io.sovia.examples.FtpBench server "$FTP_DIR/home" \
+          taskset -c "$2" "$JAVA" "${flags[@]}" -cp "$DEPS_CP" io.sovia.examples.FtpBench server "$FTP_DIR/home" \
             <"$OUT/ftp.in" >"$OUT/port" 2>"$OUT/server.err" &
           SERVER=$!
           exec 7>"$OUT/ftp.in"
           for _ in $(seq 100); do grep -q PORT "$OUT/port" 2>/dev/null && break; sleep 0.1; done
-          taskset -c "$3" "$JAVA" "${flags[@]}" -cp "$FTP_CP" io.sovia.examples.FtpBench client \
+          taskset -c "$3" "$JAVA" "${flags[@]}" -cp "$DEPS_CP" io.sovia.examples.FtpBench client \
             "$(sed -n 's/^PORT //p' "$OUT/port")" "$FTP_DIR/client/file.bin" "${FTP_ROUNDS:-4}" >"$OUT/ftp.$agent"
           exec 7>&-
           wait "$SERVER"

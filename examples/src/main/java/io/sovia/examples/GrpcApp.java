@@ -19,9 +19,7 @@ import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.security.MessageDigest;
 import java.util.Iterator;
@@ -37,29 +35,10 @@ import java.util.concurrent.TimeUnit;
  */
 public final class GrpcApp {
     private static final String SERVICE = "demo.Bytes";
-    private static final MethodDescriptor.Marshaller<byte[]> BYTES = new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(byte[] value) {
-            return new ByteArrayInputStream(value);
-        }
-
-        @Override
-        public byte[] parse(InputStream stream) {
-            try {
-                return stream.readAllBytes();
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-    };
-    private static final MethodDescriptor<byte[], byte[]> REVERSE = MethodDescriptor.<byte[], byte[]>newBuilder()
-            .setType(MethodDescriptor.MethodType.UNARY)
-            .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, "Reverse"))
-            .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
-    private static final MethodDescriptor<byte[], byte[]> STREAM = MethodDescriptor.<byte[], byte[]>newBuilder()
-            .setType(MethodDescriptor.MethodType.SERVER_STREAMING)
-            .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, "Stream"))
-            .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
+    private static final MethodDescriptor<byte[], byte[]> REVERSE =
+            GrpcBytes.method(SERVICE, "Reverse", MethodDescriptor.MethodType.UNARY);
+    private static final MethodDescriptor<byte[], byte[]> STREAM =
+            GrpcBytes.method(SERVICE, "Stream", MethodDescriptor.MethodType.SERVER_STREAMING);
     private static final int CALLS = 200;
     private static final int STREAM_MESSAGES = 64;
     private static final int STREAM_MESSAGE = 64 * 1024;
