@@ -7,6 +7,11 @@
 #
 #   bash examples/demo.sh            two JVMs, client and server processes (the shm path)
 #   bash examples/demo.sh one-jvm    client and server threads of one JVM (the jvm path)
+#   ... --full                       the papers' experiments in full (below) instead of short
+# Then, unless PAPERS=0, the seed papers' experiments through examples/speed.sh, short (a few minutes: fewer
+# sizes, calls and rounds, the 19 MB file only): latency and bandwidth curves over message sizes, SOVIA's RPC
+# experiment (RMI and gRPC) and its FTP experiment, drawn by examples/charts.sh into demo-charts/ (with
+# --full: every size, SOVIA's two files, into docs/charts/, about fifteen minutes).
 # Environment: APIS (default "nio net selector"), PINGS (64-byte round trips, default 200000),
 # MIB (MiB streamed in 64 KiB writes; 4 KiB writes stream an eighth, 64 B writes a 64th; default 1024;
 # each stream and the pings are preceded by an untimed quarter, for the JIT),
@@ -15,7 +20,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-MODE=${1:-two-jvm}
+FULL=no
+ARGS=()
+for arg in "$@"; do
+  if [ "$arg" = --full ]; then FULL=yes; else ARGS+=("$arg"); fi
+done
+MODE=${ARGS[0]:-two-jvm}
 APIS=${APIS:-nio net selector}
 PINGS=${PINGS:-200000}
 MIB=${MIB:-1024}
@@ -132,3 +142,17 @@ for pin in "same-core 0 0" "separate-cores 0 1"; do
       'BEGIN { printf "%-15s %-9s %-6s %9s   %s rtt with the agent is %.2fx a UNIX socket'"'"'s\n", p, "unix-sock", "-", u, a, s / u }'
   fi
 done
+
+if [ "${PAPERS:-1}" != 0 ]; then
+  echo
+  echo "The seed papers' experiments (examples/speed.sh curves rpc ftp$([ "$FULL" = yes ] || echo ', short')):"
+  if [ "$FULL" = yes ]; then
+    CSV=papers.csv SKIP_BUILD=1 JAVA=$JAVA bash examples/speed.sh curves rpc ftp
+    SKIP_BUILD=1 JAVA=$JAVA bash examples/charts.sh papers.csv docs/charts
+  else
+    CSV=demo-charts/papers.csv SKIP_BUILD=1 JAVA=$JAVA PINGS=20000 SECONDS_PER_RUN=1 \
+      CURVE_SIZES="1 256 65536 1048576" RPC_CALLS=2000 FTP_ROUNDS=2 FTP_SIZES=19090223 \
+      bash examples/speed.sh curves rpc ftp
+    SKIP_BUILD=1 JAVA=$JAVA bash examples/charts.sh demo-charts/papers.csv demo-charts
+  fi
+fi

@@ -3,7 +3,7 @@
 # core and to separate cores, printed side by side with ratios, and every figure also as CSV.
 #
 #   bash examples/speed.sh                 every section
-#   bash examples/speed.sh setup streams   only those sections (rtt, sleeping, busy, streams, setup, rpc, ftp)
+#   bash examples/speed.sh setup streams   only those sections (rtt, sleeping, busy, streams, setup, curves, rpc, ftp)
 #
 # Sections:
 #   rtt       64-byte round trips (PingPongApp: blocking NIO, java.net, a Selector loop), with the references of
@@ -13,6 +13,10 @@
 #   streams   one-way throughput (StreamApp) for write sizes SIZES through APIS (net: java.net streams, heap:
 #             Channels streams over a heap array, direct: a direct buffer, file: FileChannel.transferTo)
 #   setup     connections opened, one byte each way, closed (ConnectApp)
+#   curves    one-way latency (half a blocking-NIO ping-pong's round trip) and bandwidth (StreamApp, direct-buffer
+#             writes) for message sizes CURVE_SIZES (default "1 16 256 4096 65536 1048576"), separate cores: JDK TCP,
+#             a UNIX domain socket (latency), Sovia's jvm path (one JVM) and shm path (two JVMs); drawn by
+#             examples/charts.sh
 #   rpc       SOVIA's RPC experiment (RpcBench): a null call and calls with a 0 B to 4 KiB string argument, in
 #             Java RMI and in gRPC (which the agent steers off Netty's native transport, no flag), RPC_CALLS timed
 #             calls per size (default 20000); mean, p50 and p99 per size
@@ -21,12 +25,13 @@
 #             passive and active mode, FTP_ROUNDS times each (default 4); MB/s averaged over all rounds but the
 #             first, which the JIT's warm-up dominates
 # Environment: SECONDS_PER_RUN (default 3), PINGS (default 100000), SIZES (default "64 4096 65536 1048576"), FTP_ROUNDS,
+# FTP_SIZES (default SOVIA's two), CURVE_SIZES, RPC_CALLS,
 # APIS (default "heap direct net file"), CSV (default speed.csv: section,pinning,api,size,agent,value,unit),
 # SKIP_BUILD=1, JAVA.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-SECTIONS=${*:-rtt sleeping busy streams setup rpc ftp}
+SECTIONS=${*:-rtt sleeping busy streams setup curves rpc ftp}
 RUN_SECONDS=${SECONDS_PER_RUN:-3}
 PINGS=${PINGS:-100000}
 SIZES=${SIZES:-64 4096 65536 1048576}
@@ -48,6 +53,7 @@ trap cleanup EXIT
 if [ "${SKIP_BUILD:-}" != 1 ]; then
   mvn -B -q -DskipTests package
 fi
+mkdir -p "$(dirname "$CSV")"
 echo "section,pinning,api,size,agent,value,unit" >"$CSV"
 
 # field NAME FILE -> the value of NAME=... on the RESULT line
@@ -119,6 +125,71 @@ reference() {
   wait "$pong"
   rm -f "$2"
   field rtt_us "$OUT/ref.out"
+}
+
+# curve_rtt PATH SIZE PINGS -> the round trip (us) of SIZE-byte pings on PATH (tcp, unix, jvm, shm), separate cores
+curve_rtt() {
+  local path=$1 size=$2 n=$3 flags=(-Ddemo.ping.bytes="$2")
+  case $path in
+  unix)
+    rm -f "$OUT/ready" "$OUT/uds.sock"
+    taskset -c 1 "$JAVA" "${flags[@]}" -cp "$CP" io.sovia.examples.UnixSocketPing pong "$OUT/uds.sock" >"$OUT/ready" &
+    local pong=$!
+    for _ in $(seq 100); do grep -q READY "$OUT/ready" 2>/dev/null && break; sleep 0.1; done
+    taskset -c 0 "$JAVA" "${flags[@]}" -cp "$CP" io.sovia.examples.UnixSocketPing ping "$OUT/uds.sock" "$n" >"$OUT/curve.out"
+    wait "$pong"
+    ;;
+  jvm)
+    taskset -c 0,1 "$JAVA" -javaagent:"$AGENT" "${flags[@]}" -cp "$CP" io.sovia.examples.PingPongApp both nio "$n" 0 \
+      >"$OUT/curve.out"
+    ;;
+  *)
+    [ "$path" = shm ] && flags+=(-javaagent:"$AGENT")
+    rm -f "$OUT/port"
+    taskset -c 1 "$JAVA" "${flags[@]}" -cp "$CP" io.sovia.examples.PingPongApp server nio >"$OUT/port" &
+    local server=$!
+    for _ in $(seq 100); do grep -q PORT "$OUT/port" 2>/dev/null && break; sleep 0.1; done
+    taskset -c 0 "$JAVA" "${flags[@]}" -cp "$CP" io.sovia.examples.PingPongApp client nio \
+      "$(sed -n 's/^PORT //p' "$OUT/port")" "$n" 0 >"$OUT/curve.out"
+    wait "$server"
+    ;;
+  esac
+  field rtt_us "$OUT/curve.out"
+}
+
+# curve_rate PATH SIZE -> MiB/s of a stream of SIZE-byte direct-buffer writes on PATH (tcp, jvm, shm), separate cores
+curve_rate() {
+  local path=$1 size=$2
+  if [ "$path" = jvm ]; then
+    taskset -c 0,1 "$JAVA" -javaagent:"$AGENT" -cp "$CP" io.sovia.examples.StreamApp both direct "$size" "$RUN_SECONDS" \
+      >"$OUT/client.out"
+  else
+    local agent=no
+    [ "$path" = shm ] && agent=yes
+    serve StreamApp 1 "$agent"
+    client StreamApp 0 "$agent" -- "$PORT" direct "$size" "$RUN_SECONDS"
+    stop_server
+  fi
+  field MiBps "$OUT/client.out"
+}
+
+# curve_row KIND SIZE UNIT PATH=VALUE... -> one printed line (TCP against shm, the others after the unit) and CSV rows
+curve_row() {
+  local kind=$1 size=$2 unit=$3 tcp="" shm="" others=() pair
+  shift 3
+  for pair in "$@"; do
+    echo "curves,separate-cores,$kind,$size,${pair%%=*},${pair#*=},$unit" >>"$CSV"
+    case ${pair%%=*} in
+    tcp) tcp=${pair#*=} ;;
+    shm) shm=${pair#*=} ;;
+    *) others+=("$pair") ;;
+    esac
+  done
+  local ratio
+  ratio=$(awk -v p="$tcp" -v s="$shm" -v h="$([ "$kind" = bandwidth ] && echo yes)" 'BEGIN {
+    if (p == "" || s == "" || p == 0 || s == 0) print "-"; else printf "%.2fx", (h == "yes" ? s / p : p / s) }')
+  printf '%-9s %-15s %-9s %8s %12s %12s %8s  %s\n' curves separate-cores "$kind" "$size" "$tcp" "$shm" "$ratio" \
+    "$unit (Sovia shm; also ${others[*]})"
 }
 
 # deps_classpath -> DEPS_CP: the examples' classes with their dependencies (FtpServer, gRPC, ...), once
@@ -201,6 +272,24 @@ for section in $SECTIONS; do
       row setup "$1" net 1 "us/connection" "${figures[@]}" no
     done
     ;;
+  curves)
+    for size in ${CURVE_SIZES:-1 16 256 4096 65536 1048576}; do
+      # as many pings as move 256 MiB, within 400..PINGS
+      n=$((268435456 / size))
+      [ "$n" -gt "$PINGS" ] && n=$PINGS
+      [ "$n" -lt 400 ] && n=400
+      figures=()
+      for path in tcp unix jvm shm; do
+        figures+=("$path=$(awk -v r="$(curve_rtt "$path" "$size" "$n")" 'BEGIN { if (r != "") printf "%.2f", r / 2 }')")
+      done
+      curve_row latency "$size" one_way_us "${figures[@]}"
+      figures=()
+      for path in tcp jvm shm; do
+        figures+=("$path=$(curve_rate "$path" "$size")")
+      done
+      curve_row bandwidth "$size" MiB/s "${figures[@]}"
+    done
+    ;;
   rpc)
     deps_classpath
     for pin in "${PINNINGS[@]}"; do
@@ -237,7 +326,7 @@ for section in $SECTIONS; do
   ftp)
     deps_classpath
     mkdir -p "$FTP_DIR/home" "$FTP_DIR/client"
-    for size in 19090223 145864380; do
+    for size in ${FTP_SIZES:-19090223 145864380}; do
       head -c "$size" /dev/urandom >"$FTP_DIR/client/file.bin"
       # SOVIA's "local copy" row: the same file copied from RAM to RAM by cp, no network at all
       t0=$(date +%s%N)

@@ -16,8 +16,9 @@ import java.util.Locale;
 
 /**
  * A plain client and server, unaware of Sovia: 64-byte ping-pong, then one-way streams written in
- * 64 B, 4 KiB and 64 KiB pieces. The system property {@code demo.ping.bytes} (at least 4; both ends
- * must agree) changes the ping size.
+ * 64 B, 4 KiB and 64 KiB pieces. The system property {@code demo.ping.bytes} (at least 1; both ends
+ * must agree) changes the ping size; a ping carries its number in its first bytes (the low ones of it, if
+ * it is shorter than four).
  *
  * <pre>
  *   java PingPongApp server API                        prints "PORT n", serves one client, exits
@@ -79,10 +80,26 @@ public final class PingPongApp {
 
     private static int pingBytes() {
         int bytes = Integer.getInteger("demo.ping.bytes", 64);
-        if (bytes < 4) {
-            throw new IllegalArgumentException("demo.ping.bytes must be at least 4 (a ping carries its number)");
+        if (bytes < 1) {
+            throw new IllegalArgumentException("demo.ping.bytes must be at least 1");
         }
         return bytes;
+    }
+
+    /** Writes ping number {@code i} into the first four bytes of {@code ping}, or as many as it has. */
+    private static void stamp(ByteBuffer ping, int i) {
+        for (int k = 0; k < Math.min(4, ping.capacity()); k++) {
+            ping.put(k, (byte) (i >>> (8 * k)));
+        }
+    }
+
+    private static boolean stamped(byte[] ping, int i) {
+        for (int k = 0; k < Math.min(4, ping.length); k++) {
+            if (ping[k] != (byte) (i >>> (8 * k))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static int intArg(String[] args, int i, int dflt) {
@@ -196,11 +213,11 @@ public final class PingPongApp {
             if (i == warmup) {
                 start = System.nanoTime();
             }
-            ByteBuffer.wrap(ping).putInt(0, i);
+            stamp(ByteBuffer.wrap(ping), i);
             c.out().write(ping);
             readFully(c.in(), ping);
-            if (ByteBuffer.wrap(ping).getInt(0) != i) {
-                throw new IOException("ping " + i + " came back as " + ByteBuffer.wrap(ping).getInt(0));
+            if (!stamped(ping, i)) {
+                throw new IOException("ping " + i + " came back as another");
             }
         }
         return (System.nanoTime() - start) / 1e3 / (pings - warmup);
@@ -231,7 +248,7 @@ public final class PingPongApp {
                     start[0] = System.nanoTime();
                 }
                 ping.clear();
-                ping.putInt(0, i);
+                stamp(ping, i);
             }
         };
         loop.run();

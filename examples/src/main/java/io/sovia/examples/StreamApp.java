@@ -22,6 +22,7 @@ import java.util.Locale;
  * <pre>
  *   StreamApp server                        prints PORT n; serves clients until killed
  *   StreamApp client PORT API SIZE SECONDS  prints RESULT api=.. size=.. MiBps=..
+ *   StreamApp both API SIZE SECONDS         both in this JVM, the server on a thread
  * </pre>
  * API: {@code net} (java.net Socket streams over a heap array), {@code heap} (Channels streams over a blocking
  * SocketChannel, heap array), {@code direct} (SocketChannel.write of a direct buffer), {@code file}
@@ -36,8 +37,16 @@ public final class StreamApp {
             server();
         } else if (args.length == 5 && args[0].equals("client")) {
             client(Integer.parseInt(args[1]), args[2], Integer.parseInt(args[3]), Double.parseDouble(args[4]));
+        } else if (args.length == 4 && args[0].equals("both")) {
+            try (ServerSocket listener = new ServerSocket(0, 50, DemoSupport.host())) {
+                Thread acceptor = new Thread(() -> serve(listener), "stream-server");
+                acceptor.setDaemon(true);
+                acceptor.start();
+                client(listener.getLocalPort(), args[1], Integer.parseInt(args[2]), Double.parseDouble(args[3]));
+            }
         } else {
-            System.err.println("usage: StreamApp server | client PORT net|heap|direct|file SIZE SECONDS");
+            System.err.println("usage: StreamApp server | client PORT net|heap|direct|file SIZE SECONDS"
+                    + " | both net|heap|direct|file SIZE SECONDS");
             System.exit(2);
         }
     }
@@ -46,12 +55,21 @@ public final class StreamApp {
         try (ServerSocket listener = new ServerSocket(0, 50, DemoSupport.host())) {
             System.out.println("PORT " + listener.getLocalPort());
             System.out.flush();
+            serve(listener);
+        }
+    }
+
+    /** Drains each client on a thread of its own until the listener closes. */
+    private static void serve(ServerSocket listener) {
+        try {
             while (true) {
                 Socket s = listener.accept();
                 Thread t = new Thread(() -> drain(s));
                 t.setDaemon(true);
                 t.start();
             }
+        } catch (IOException closed) {
+            // the listener closed: no more clients
         }
     }
 

@@ -11,7 +11,7 @@ import java.nio.file.Path;
 import java.util.Locale;
 
 /**
- * A reference for the benchmark: 64-byte ping-pong between two processes over a UNIX domain socket (blocking
+ * A reference for the benchmark: 64-byte (or {@code demo.ping.bytes}) ping-pong between two processes over a UNIX domain socket (blocking
  * channels of the plain JDK; the agent never touches UNIX sockets), what a same-host IPC costs in the kernel.
  *
  * <pre>
@@ -20,7 +20,9 @@ import java.util.Locale;
  * </pre>
  */
 public final class UnixSocketPing {
-    private static final int PING = 64;
+    /** The ping size: {@code demo.ping.bytes}, as PingPongApp's; a ping carries (the low bytes of) its number. */
+    private static final int PING = Math.max(1, Integer.getInteger("demo.ping.bytes", 64));
+    private static final int STAMP = Math.min(4, PING);
 
     private UnixSocketPing() {
     }
@@ -64,12 +66,20 @@ public final class UnixSocketPing {
                 if (i == warmup) {
                     start = System.nanoTime();
                 }
-                buffer.clear().putInt(0, i);
+                buffer.clear();
+                for (int k = 0; k < STAMP; k++) {
+                    buffer.put(k, (byte) (i >>> (8 * k)));
+                }
                 while (buffer.hasRemaining()) {
                     peer.write(buffer);
                 }
-                if (!readFully(peer, buffer.clear()) || buffer.getInt(0) != i) {
+                if (!readFully(peer, buffer.clear())) {
                     throw new IOException("ping " + i + " did not come back");
+                }
+                for (int k = 0; k < STAMP; k++) {
+                    if (buffer.get(k) != (byte) (i >>> (8 * k))) {
+                        throw new IOException("ping " + i + " came back as another");
+                    }
                 }
             }
             System.out.printf(Locale.ROOT, "RESULT rtt_us=%.2f%n", (System.nanoTime() - start) / 1e3 / pings);
