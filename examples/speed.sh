@@ -19,7 +19,8 @@
 #             examples/charts.sh
 #   rpc       SOVIA's RPC experiment (RpcBench): a null call and calls with a 0 B to 4 KiB string argument, in
 #             Java RMI and in gRPC (which the agent steers off Netty's native transport, no flag), RPC_CALLS timed
-#             calls per size (default 20000); mean, p50 and p99 per size
+#             calls per size (default 20000); mean, p50 and p99 per size; and a gRPC server-streaming call of 64 KiB
+#             messages (MB/s)
 #   ftp       SOVIA's FTP experiment (FtpBench: Apache FtpServer and commons-net): files of 19,090,223 and
 #             145,864,380 bytes from RAM to RAM (a directory in /dev/shm, removed after), STOR and RETR in
 #             passive and active mode, FTP_ROUNDS times each (default 4); MB/s averaged over all rounds but the
@@ -320,6 +321,9 @@ for section in $SECTIONS; do
             row rpc "$1" "$rpc" "$size" "$stat" "${figures[@]}" no
           done
         done
+        if [ "$rpc" = grpc ]; then
+          row rpc "$1" grpc-stream 65536 "MB/s" "$(field stream_MBps "$OUT/rpc.no")" "$(field stream_MBps "$OUT/rpc.yes")" yes
+        fi
       done
     done
     ;;

@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.rmi.Remote;
 import java.rmi.RemoteException;
@@ -23,6 +24,7 @@ import java.rmi.registry.LocateRegistry;
 import java.rmi.registry.Registry;
 import java.rmi.server.RMIServerSocketFactory;
 import java.rmi.server.UnicastRemoteObject;
+import java.util.Iterator;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
@@ -31,9 +33,12 @@ import java.util.concurrent.TimeUnit;
  * server returns, timed one by one, in Java RMI and in gRPC (over grpc-netty-shaded, as apps use it).
  * <ul>
  *   <li>{@code RpcBench server rmi|grpc}: prints {@code PORT n}, serves until standard input ends;</li>
- *   <li>{@code RpcBench client rmi|grpc PORT CALLS}: a quarter of CALLS of each size untimed for the JIT, then
+ *   <li>{@code RpcBench client rmi|grpc PORT CALLS}: a quarter of CALLS (at least 2,000) of each size untimed for
+ *   the JIT, then
  *   CALLS of each size timed, printing {@code RESULT rpc=.. size=.. calls=.. mean_us=.. p50_us=.. p99_us=..}; each answer is checked
- *   against its argument, and a last line {@code RESULT rpc=.. verified=N} counts them.</li>
+ *   against its argument, and a last line {@code RESULT rpc=.. verified=N} counts them. gRPC then also streams: one
+ *   server-streaming call of CALLS/10 (at least 256) messages of 64 KiB, after one of a quarter as many untimed,
+ *   printed as {@code RESULT rpc=grpc stream_MBps=..}.</li>
  * </ul>
  * Size {@code null} is the call without argument or result.
  */
@@ -41,6 +46,7 @@ public final class RpcBench {
     /** Argument sizes after the null call, SOVIA's range. */
     static final int[] SIZES = {0, 16, 64, 256, 1024, 4096};
     private static final String NAME = "rpc";
+    private static final int STREAM_MESSAGE = 64 * 1024;
 
     /** RMI's remote interface; public because RMI builds the client's proxy from it. */
     public interface Rpc extends Remote {
@@ -118,6 +124,15 @@ public final class RpcBench {
                     response.onNext(request);
                     response.onCompleted();
                 }))
+                .addMethod(GrpcMethods.STREAM, ServerCalls.asyncServerStreamingCall((request, response) -> {
+                    long messages = ByteBuffer.wrap(request).getLong();
+                    for (long i = 0; i < messages; i++) {
+                        byte[] message = new byte[STREAM_MESSAGE];
+                        ByteBuffer.wrap(message).putLong(i);
+                        response.onNext(message);
+                    }
+                    response.onCompleted();
+                }))
                 .build();
         Server server = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create())
                 .addService(service).build().start();
@@ -160,11 +175,39 @@ public final class RpcBench {
                     check(argument, new String(answer, StandardCharsets.UTF_8));
                 }
             });
+            int messages = Math.max(256, calls / 10);
+            stream(channel, messages / 4);
+            long t0 = System.nanoTime();
+            stream(channel, messages);
+            System.out.printf(Locale.ROOT, "RESULT rpc=grpc stream_MBps=%.1f%n",
+                    (double) messages * STREAM_MESSAGE / 1e6 / ((System.nanoTime() - t0) / 1e9));
         } finally {
             channel.shutdown();
             if (!channel.awaitTermination(10, TimeUnit.SECONDS)) {
                 channel.shutdownNow();
             }
+        }
+    }
+
+    /** Untimed calls per size before the timed ones: enough for the JIT to settle even in short runs. */
+    private static int warmup(int calls) {
+        return Math.max(calls / 4, 2000);
+    }
+
+    /** One server-streaming call of {@code messages} messages, each checked for its number and length. */
+    private static void stream(ManagedChannel channel, long messages) {
+        Iterator<byte[]> stream = ClientCalls.blockingServerStreamingCall(channel, GrpcMethods.STREAM,
+                CallOptions.DEFAULT, ByteBuffer.allocate(8).putLong(messages).array());
+        long received = 0;
+        while (stream.hasNext()) {
+            byte[] message = stream.next();
+            if (message.length != STREAM_MESSAGE || ByteBuffer.wrap(message).getLong() != received) {
+                throw new IllegalStateException("streamed message " + received + " came wrong");
+            }
+            received++;
+        }
+        if (received != messages) {
+            throw new IllegalStateException("streamed " + received + " messages of " + messages);
         }
     }
 
@@ -174,10 +217,10 @@ public final class RpcBench {
         for (int s = -1; s < SIZES.length; s++) {
             int size = s < 0 ? -1 : SIZES[s];
             String argument = size < 0 ? null : argument(size);
-            for (int i = 0; i < calls / 4; i++) {
+            for (int i = 0; i < warmup(calls); i++) {
                 call.invoke(size, argument);
             }
-            verified += calls / 4;
+            verified += warmup(calls);
         }
         for (int s = -1; s < SIZES.length; s++) {
             int size = s < 0 ? -1 : SIZES[s];
@@ -222,6 +265,8 @@ public final class RpcBench {
                 GrpcBytes.method(SERVICE, "Nothing", MethodDescriptor.MethodType.UNARY);
         static final MethodDescriptor<byte[], byte[]> ECHO =
                 GrpcBytes.method(SERVICE, "Echo", MethodDescriptor.MethodType.UNARY);
+        static final MethodDescriptor<byte[], byte[]> STREAM =
+                GrpcBytes.method(SERVICE, "Stream", MethodDescriptor.MethodType.SERVER_STREAMING);
 
         private GrpcMethods() {
         }

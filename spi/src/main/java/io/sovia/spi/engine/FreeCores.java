@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.BitSet;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -17,7 +18,7 @@ import java.util.concurrent.atomic.LongAdder;
  * until a yield gave the core away).
  *
  * <p>Waits look at most every {@value #LOOK_MILLIS} ms at the free CPU time since the previous look: the time the
- * CPUs were idle (the first line of {@code /proc/stat}) plus the time waits of this process spun without their
+ * CPUs this process may run on were idle ({@code /proc/stat}, {@code /proc/self/status}) plus the time waits of this process spun without their
  * yields giving the core away ({@link #spun}); a spinner keeps its core from idling, yet the core is there for
  * whoever wants it. They spin while that came to at least {@value #FREE_PERCENT}% of one core. This replaced the
  * kernel's CPU pressure ({@code /proc/pressure/cpu}), which is the whole system's: an FTP upload across two cores
@@ -30,6 +31,8 @@ public final class FreeCores {
     private static final long LOOK_NANOS = LOOK_MILLIS * 1_000_000;
     private static final int FREE_PERCENT = 5;
     private static final Path STAT = Path.of("/proc/stat");
+    private static final Path SELF_STATUS = Path.of("/proc/self/status");
+    private static final String CPUS_ALLOWED = "Cpus_allowed_list:";
     /** Kernel clock ticks per second, in which /proc/stat counts: USER_HZ, 100 on every Linux architecture Sovia runs on. */
     private static final long TICK_NANOS = 10_000_000;
 
@@ -39,9 +42,10 @@ public final class FreeCores {
     private static final LongAdder SPUN = new LongAdder();
     /** Written by the looking thread only: the previous look's time, idle ticks and spin total. */
     private static long lastLookNanos = System.nanoTime();
-    private static long lastIdleTicks = idleTicks();
+    private static long[] lastIdleTicks = idleTicks();
     private static long lastSpun;
     private static volatile boolean busy;
+    private static volatile boolean idleElsewhere;
 
     private FreeCores() {
     }
@@ -65,25 +69,82 @@ public final class FreeCores {
         SPUN.add(nanos);
     }
 
-    /** Whether idle and uncontended spinning time since the previous look make the free share of a core. */
+    /**
+     * Whether this process's CPUs were idle, or spun on without contention, for the free share of a core since the
+     * previous look; notes whether other CPUs were idle as long.
+     */
     private static boolean free(long now) {
-        long idle = idleTicks();
+        long[] idle = idleTicks();
         long spun = SPUN.sum();
-        long freeNanos = (idle - lastIdleTicks) * TICK_NANOS + (spun - lastSpun);
         long elapsed = Math.max(1, now - lastLookNanos);
+        boolean free = true;
+        boolean elsewhere = false;
+        if (idle != null && lastIdleTicks != null) {
+            long freeNanos = (idle[0] - lastIdleTicks[0]) * TICK_NANOS + (spun - lastSpun);
+            free = freeNanos * 100 >= elapsed * FREE_PERCENT;
+            elsewhere = (idle[1] - lastIdleTicks[1]) * TICK_NANOS * 100 >= elapsed * FREE_PERCENT;
+        }
         lastIdleTicks = idle;
         lastSpun = spun;
         lastLookNanos = now;
-        return idle < 0 || freeNanos * 100 >= elapsed * FREE_PERCENT;
+        idleElsewhere = elsewhere;
+        return free;
     }
 
-    /** Idle and I/O wait ticks of all CPUs (the "cpu" line of /proc/stat); -1 if unknown, which counts as free. */
-    private static long idleTicks() {
+    /**
+     * Whether, at the last look that found this process's CPUs busy, a CPU it may not run on was idle: what keeps its
+     * own busy is then its own threads or a neighbour pinned beside it, not the machine's load
+     * ({@link BusyCoreSpins}).
+     */
+    public static boolean idleElsewhere() {
+        return idleElsewhere;
+    }
+
+    /**
+     * Idle and I/O wait ticks of the CPUs this process may run on and of the others (the "cpuN" lines of
+     * /proc/stat); null if unknown, which counts as free. Another CPU's idle time is no use to a spinner that cannot
+     * go there: two processes pinned to one core beside an idle one spun, and a gRPC stream between them ran at 0.3x
+     * TCP's rate.
+     */
+    private static long[] idleTicks() {
+        BitSet allowed = allowedCpus();
         try (BufferedReader in = Files.newBufferedReader(STAT, StandardCharsets.US_ASCII)) {
-            String[] fields = in.readLine().trim().split(" +");
-            return Long.parseLong(fields[4]) + Long.parseLong(fields[5]);
+            in.readLine(); // all CPUs together
+            long[] idle = new long[2];
+            for (String line = in.readLine(); line != null && line.startsWith("cpu"); line = in.readLine()) {
+                String[] fields = line.trim().split(" +");
+                boolean own = allowed == null || allowed.get(Integer.parseInt(fields[0].substring(3)));
+                idle[own ? 0 : 1] += Long.parseLong(fields[4]) + Long.parseLong(fields[5]);
+            }
+            return idle;
         } catch (IOException | RuntimeException e) {
-            return -1;
+            return null;
         }
+    }
+
+    /** The CPUs in this process's affinity ({@code Cpus_allowed_list} of /proc/self/status), or null if unknown. */
+    static BitSet allowedCpus() {
+        try (BufferedReader in = Files.newBufferedReader(SELF_STATUS, StandardCharsets.US_ASCII)) {
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                if (line.startsWith(CPUS_ALLOWED)) {
+                    return cpuList(line.substring(CPUS_ALLOWED.length()).trim());
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // unknown: every CPU counts
+        }
+        return null;
+    }
+
+    /** A kernel CPU list such as {@code 0-3,8,10-11}. */
+    static BitSet cpuList(String list) {
+        BitSet cpus = new BitSet();
+        for (String range : list.split(",")) {
+            int dash = range.indexOf('-');
+            int from = Integer.parseInt(range.substring(0, dash < 0 ? range.length() : dash).trim());
+            int to = dash < 0 ? from : Integer.parseInt(range.substring(dash + 1).trim());
+            cpus.set(from, to + 1);
+        }
+        return cpus;
     }
 }

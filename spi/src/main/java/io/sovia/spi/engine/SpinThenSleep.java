@@ -8,7 +8,8 @@ import java.util.function.BooleanSupplier;
 
 /**
  * How a thread waits for a session (DESIGN section 3): spin for a budget with a {@link SpinYield} that soon
- * yields (so a peer on the same core still runs), while a core is free ({@link FreeCores}), then arm the doorbell,
+ * yields (so a peer on the same core still runs), while a core is free ({@link FreeCores}) or spins on the busy one
+ * pay off ({@link BusyCoreSpins}), then arm the doorbell,
  * re-check, and sleep until rung: in the kernel on the link's doorbell channel when it has one
  * ({@link DoorbellSleep}), else parked. A wake-up across cores costs tens of microseconds on a VM, so the spin
  * covers a typical request/response turn.
@@ -21,6 +22,7 @@ import java.util.function.BooleanSupplier;
 public final class SpinThenSleep {
     private final long spinNanos;
     private final boolean yieldToBusyCores;
+    private final BusyCoreSpins busyCoreSpins = new BusyCoreSpins();
 
     /**
      * @param spinNanos        how long to spin before sleeping; 0 sleeps at once
@@ -47,26 +49,15 @@ public final class SpinThenSleep {
         }
         boolean interrupted = false;
         try {
-            long spinStart = System.nanoTime();
-            long spinEnd = spinStart + (!yieldToBusyCores || FreeCores.spinAllowed() ? spinNanos : 0);
-            SpinYield idle = new SpinYield();
-            for (long now = spinStart; now - spinEnd < 0; now = System.nanoTime()) {
-                if (ready.getAsBoolean()) {
-                    FreeCores.spun(now - spinStart);
+            if (yieldToBusyCores && spinNanos > 0 && !FreeCores.spinAllowed()) {
+                if (FreeCores.idleElsewhere() && busyCoreSpins.mayTry() && busyCoreSpins.yieldFor(ready)) {
                     return true;
                 }
-                if (stop.getAsBoolean() || expired(deadline)
-                        || (Thread.currentThread().isInterrupted() && (interruptible || VirtualThreads.current()))) {
-                    return false;
+            } else {
+                Boolean spun = spin(ready, stop, deadline, interruptible);
+                if (spun != null) {
+                    return spun;
                 }
-                if (yieldToBusyCores && idle.contended()) {
-                    idle.giveUp();
-                    break;
-                }
-                idle.idle();
-            }
-            if (!idle.contended()) {
-                FreeCores.spun(spinEnd - spinStart);
             }
             Thread me = Thread.currentThread();
             boolean virtual = VirtualThreads.current();
@@ -126,6 +117,30 @@ public final class SpinThenSleep {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /** Spins for the budget: true when ready, false when the wait ends otherwise, null to go to sleep. */
+    private Boolean spin(BooleanSupplier ready, BooleanSupplier stop, long deadline, boolean interruptible) {
+        long spinStart = System.nanoTime();
+        long spinEnd = spinStart + spinNanos;
+        SpinYield idle = new SpinYield();
+        for (long now = spinStart; now - spinEnd < 0; now = System.nanoTime()) {
+            if (ready.getAsBoolean()) {
+                FreeCores.spun(now - spinStart);
+                return true;
+            }
+            if (stop.getAsBoolean() || expired(deadline)
+                    || (Thread.currentThread().isInterrupted() && (interruptible || VirtualThreads.current()))) {
+                return false;
+            }
+            if (yieldToBusyCores && idle.contended()) {
+                idle.giveUp();
+                return null;
+            }
+            idle.idle();
+        }
+        FreeCores.spun(spinEnd - spinStart);
+        return null;
     }
 
     private static boolean expired(long deadline) {

@@ -3,6 +3,7 @@ package io.sovia.spi.nio;
 import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.config.SoviaLog;
 import io.sovia.spi.engine.FreeCores;
+import io.sovia.spi.engine.BusyCoreSpins;
 import io.sovia.spi.engine.SpinYield;
 
 import java.io.IOException;
@@ -54,6 +55,8 @@ final class SoviaSelector extends AbstractSelector {
     private final Set<SoviaSelectionKey> userKeys = new HashSet<>();
     private final long spinNanos = SoviaConfig.spinNanos();
     private final boolean yieldToBusyCores = SoviaConfig.spinYieldsToBusyCores();
+    /** Selecting thread only. */
+    private final BusyCoreSpins busyCoreSpins = new BusyCoreSpins();
     /**
      * Set by {@link #wakeup()} before it wakes the inner selector, cleared when a selection ends. Needed
      * because the selectNow calls a selection makes on the inner selector (flushing an update, spinning)
@@ -247,13 +250,35 @@ final class SoviaSelector extends AbstractSelector {
      * interrupt; returns whether to stop waiting.
      */
     private boolean spinForReadiness(long timeout, long start) throws IOException {
-        if (timeout < 0 || spinNanos == 0 || yieldToBusyCores && !FreeCores.spinAllowed()) {
+        if (timeout < 0 || spinNanos == 0) {
             return timeout < 0;
+        }
+        boolean kernelKeys = userKeys.size() < keys.size();
+        if (yieldToBusyCores && !FreeCores.spinAllowed()) {
+            if (!FreeCores.idleElsewhere() || !busyCoreSpins.mayTry()) {
+                return false;
+            }
+            IOException[] failed = new IOException[1];
+            boolean came = busyCoreSpins.yieldFor(() -> {
+                try {
+                    if (kernelKeys) {
+                        inner.selectNow(this::onInnerReady);
+                    }
+                } catch (IOException e) {
+                    failed[0] = e;
+                    return true;
+                }
+                scanUserKeys();
+                return ready.any() || wakeupPending || Thread.currentThread().isInterrupted();
+            });
+            if (failed[0] != null) {
+                throw failed[0];
+            }
+            return came;
         }
         boolean timesOut = timeout > 0 && timeout * 1_000_000 <= spinNanos;
         long end = start + (timesOut ? timeout * 1_000_000 : spinNanos);
         SpinYield idle = new SpinYield();
-        boolean kernelKeys = userKeys.size() < keys.size();
         for (long now = start; now - end < 0; now = System.nanoTime()) {
             if (wakeupPending || Thread.currentThread().isInterrupted()) {
                 return true;
