@@ -275,10 +275,10 @@ for section in $SECTIONS; do
     ;;
   curves)
     for size in ${CURVE_SIZES:-1 16 256 4096 65536 1048576}; do
-      # as many pings as move 256 MiB, within 400..PINGS
-      n=$((268435456 / size))
+      # as many pings as move 1 GiB, within 2000..PINGS (fewer leave big messages timed while the JIT still works)
+      n=$((1073741824 / size))
       [ "$n" -gt "$PINGS" ] && n=$PINGS
-      [ "$n" -lt 400 ] && n=400
+      [ "$n" -lt 2000 ] && n=2000
       figures=()
       for path in tcp unix jvm shm; do
         figures+=("$path=$(awk -v r="$(curve_rtt "$path" "$size" "$n")" 'BEGIN { if (r != "") printf "%.2f", r / 2 }')")
