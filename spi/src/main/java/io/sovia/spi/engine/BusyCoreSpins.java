@@ -12,8 +12,8 @@ import java.util.function.BooleanSupplier;
  * a few times instead, and a yield counts as paid off when what it waited for came within {@link #PAID_OFF_NANOS};
  * after {@value #FAILURES} in a row that did not (JIT compilations in the first seconds), the waiter sleeps,
  * trying again only every {@value #PROBE_EVERY}th wait. Where every core is busy (CPU-bound processes on each),
- * waiters sleep at once: a yield there hands the core to another process for its time slice, and even yields
- * that look free build up scheduler debt (round trips 0.72-0.80x TCP's with these yields, 0.86-0.92x without).
+ * waiters do not come here and sleep at once: a yield there hands the core to another process for its time slice,
+ * and even yields that look free build up scheduler debt.
  *
  * <p>Fields are read and written by whichever thread waits, without synchronization: a lost update only shifts when
  * the next yield is tried.
@@ -21,7 +21,7 @@ import java.util.function.BooleanSupplier;
 public final class BusyCoreSpins {
     /** A peer on the same core answers within a few yields; another thread's time slice is milliseconds. */
     static final long PAID_OFF_NANOS = 100_000;
-    /** Spins that did not pay off in a row before the waiter stops: a JIT pause or a collection is not a pattern. */
+    /** Waits whose yields did not pay off, in a row, before the waiter stops: a JIT pause is not a pattern. */
     private static final int FAILURES = 4;
     private static final int PROBE_EVERY = 1024;
     /** Yields per wait: the peer's turn may take more than one (a selector's select, a JIT-compiled call). */
@@ -30,7 +30,7 @@ public final class BusyCoreSpins {
     private int failures;
     private int sinceProbe;
 
-    /** Whether this wait, on a busy core, may spin. */
+    /** Whether this wait, on a busy core, may yield for what it waits for. */
     public boolean mayTry() {
         if (failures < FAILURES) {
             return true;
@@ -65,7 +65,7 @@ public final class BusyCoreSpins {
      * A yield on a busy core ended: what it waited for came {@code nanos} after it began, or never ({@code ready}
      * false, the waiter sleeps).
      */
-    public void ended(boolean ready, long nanos) {
+    void ended(boolean ready, long nanos) {
         if (ready && nanos < PAID_OFF_NANOS) {
             failures = 0;
         } else if (failures < FAILURES) {

@@ -18,8 +18,8 @@ import java.util.concurrent.atomic.LongAdder;
  * until a yield gave the core away).
  *
  * <p>Waits look at most every {@value #LOOK_MILLIS} ms at the free CPU time since the previous look: the time the
- * CPUs this process may run on were idle ({@code /proc/stat}, {@code /proc/self/status}) plus the time waits of this process spun without their
- * yields giving the core away ({@link #spun}); a spinner keeps its core from idling, yet the core is there for
+ * CPUs this process may run on were idle ({@code /proc/stat}, {@code /proc/self/status}) plus the time waits of
+ * this process spun without their yields giving the core away ({@link #spun}); a spinner keeps its core from idling, yet the core is there for
  * whoever wants it. They spin while that came to at least {@value #FREE_PERCENT}% of one core. This replaced the
  * kernel's CPU pressure ({@code /proc/pressure/cpu}), which is the whole system's: an FTP upload across two cores
  * kept its writer's core full (the writer, and compiler threads waiting behind it), so the reader on the other, idle
