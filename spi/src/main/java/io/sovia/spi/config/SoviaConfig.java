@@ -72,7 +72,11 @@ import java.util.Locale;
  *       reliable links min and max bound the persist timer instead: a writer blocked on credit that
  *       long probes the window and makes the peer poll (a reader that makes no further call cannot
  *       send its update otherwise), doubling the wait each time.</td></tr>
- *   <tr><td>{@code sovia.retransmits}</td><td>{@code 12}</td><td>rounds without progress before a peer is dead</td></tr>
+ *   <tr><td>{@code sovia.retransmits}</td><td>{@code 130}</td><td>rounds without progress before a peer is dead:
+ *       about a minute once the timeout reached {@code rto.max}. A peer that died is found sooner, by its
+ *       liveness (eth: a refused or unanswered probe) or its socket (shm); this bound is for a peer that lives
+ *       yet takes no frame. It was 12 (about 2 s): a peer JVM paused longer (a collection, SIGSTOP, a debugger)
+ *       lost its connections, which TCP keeps for many minutes.</td></tr>
  *   <tr><td>{@code sovia.exit.linger.millis}</td><td>{@code 30000}</td><td>at exit, how long the JVM waits for
  *       its connections to hand over what apps wrote before exiting (a kernel keeps sending for a dead
  *       process; Sovia's peer can only read what reached the shared ring). Ends early once all is
@@ -255,7 +259,7 @@ public final class SoviaConfig {
                 Long.getLong(PREFIX + "rto.min.micros", 1000) * 1000,
                 Long.getLong(PREFIX + "rto.max.micros", 500_000) * 1000,
                 Long.getLong(PREFIX + "rto.initial.micros", 20_000) * 1000,
-                Integer.getInteger(PREFIX + "retransmits", 12));
+                Integer.getInteger(PREFIX + "retransmits", 130));
     }
 
     /** The host table file of the eth path, or null when none is set. */
