@@ -18,6 +18,13 @@ import java.nio.ByteBuffer;
  * for it. Guarded by the session's lock.
  */
 final class Retransmitter {
+    /**
+     * Rounds without progress for a session the app closed (what is left is its last bytes and FIN): about 2 s at
+     * {@code rto.max}, as TCP gives orphans fewer retries than open connections. A minute, as an open connection
+     * gets for a peer that may only be paused, kept the buffers of every connection closed to a vanished peer:
+     * a test opening many such ran out of direct memory.
+     */
+    private static final int ORPHAN_ROUNDS = 12;
     private final SessionMachine session;
     private final SessionConfig config;
     private final RetransmitQueue queue;
@@ -122,7 +129,8 @@ final class Retransmitter {
 
     void onTime(long now) {
         if (deadline != 0 && now - deadline >= 0) {
-            if (++rounds > config.maxRetransmits()) {
+            if (++rounds > (session.isAppClosed() ? Math.min(ORPHAN_ROUNDS, config.maxRetransmits())
+                    : config.maxRetransmits())) {
                 session.fail(new SocketException("Connection timed out"));
                 return;
             }

@@ -259,6 +259,11 @@ final class SessionMachine {
         }
     }
 
+    /** Whether the app closed or aborted this session. */
+    boolean isAppClosed() {
+        return appClosed;
+    }
+
     boolean isFinished() {
         poll();
         if (failure != null) {
