@@ -76,7 +76,8 @@ import java.util.Locale;
  *       about a minute once the timeout reached {@code rto.max}. A peer that died is found sooner, by its
  *       liveness (eth: a refused or unanswered probe) or its socket (shm); this bound is for a peer that lives
  *       yet takes no frame. It was 12 (about 2 s): a peer JVM paused longer (a collection, SIGSTOP, a debugger)
- *       lost its connections, which TCP keeps for many minutes.</td></tr>
+ *       lost its connections, which TCP keeps for many minutes. A connection the app closed gives up after at
+ *       most 12, as before (TCP, too, retries orphans less).</td></tr>
  *   <tr><td>{@code sovia.exit.linger.millis}</td><td>{@code 30000}</td><td>at exit, how long the JVM waits for
  *       its connections to hand over what apps wrote before exiting (a kernel keeps sending for a dead
  *       process; Sovia's peer can only read what reached the shared ring). Ends early once all is
