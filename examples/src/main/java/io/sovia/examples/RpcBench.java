@@ -10,6 +10,7 @@ import io.grpc.Server;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCalls;
+import io.grpc.stub.StreamObserver;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
@@ -116,14 +117,8 @@ public final class RpcBench {
 
     private static DemoSupport.Stop grpcServer() throws IOException {
         ServerServiceDefinition service = ServerServiceDefinition.builder(GrpcMethods.SERVICE)
-                .addMethod(GrpcMethods.NOTHING, ServerCalls.asyncUnaryCall((request, response) -> {
-                    response.onNext(request);
-                    response.onCompleted();
-                }))
-                .addMethod(GrpcMethods.ECHO, ServerCalls.asyncUnaryCall((request, response) -> {
-                    response.onNext(request);
-                    response.onCompleted();
-                }))
+                .addMethod(GrpcMethods.NOTHING, ServerCalls.asyncUnaryCall(RpcBench::echo))
+                .addMethod(GrpcMethods.ECHO, ServerCalls.asyncUnaryCall(RpcBench::echo))
                 .addMethod(GrpcMethods.STREAM, ServerCalls.asyncServerStreamingCall((request, response) -> {
                     long messages = ByteBuffer.wrap(request).getLong();
                     for (long i = 0; i < messages; i++) {
@@ -143,6 +138,12 @@ public final class RpcBench {
                 server.shutdownNow();
             }
         };
+    }
+
+    /** Both unary methods answer with what they got: the null call's empty message, or the argument. */
+    private static void echo(byte[] request, StreamObserver<byte[]> response) {
+        response.onNext(request);
+        response.onCompleted();
     }
 
     private static void printPort(int port) {
