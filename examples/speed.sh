@@ -201,6 +201,30 @@ deps_classpath() {
   fi
 }
 
+# stdin_server CPU AGENT(yes|no) CLASS ARGS... -> starts `CLASS server ARGS` (DEPS_CP), which serves until its
+# standard input ends, fed from a FIFO held open on descriptor 7; sets SERVER, PORT and FLAGS (the agent's, if any)
+stdin_server() {
+  local cpu=$1 agent=$2 class=$3
+  shift 3
+  FLAGS=()
+  [ "$agent" = yes ] && FLAGS=(-javaagent:"$AGENT")
+  rm -f "$OUT/port" "$OUT/server.in"
+  mkfifo "$OUT/server.in"
+  taskset -c "$cpu" "$JAVA" "${FLAGS[@]}" -cp "$DEPS_CP" "io.sovia.examples.$class" server "$@" \
+    <"$OUT/server.in" >"$OUT/port" 2>"$OUT/server.err" &
+  SERVER=$!
+  exec 7>"$OUT/server.in"
+  for _ in $(seq 100); do grep -q PORT "$OUT/port" 2>/dev/null && break; sleep 0.1; done
+  PORT=$(sed -n 's/^PORT //p' "$OUT/port")
+}
+
+# stop_stdin_server -> ends the standard input of the stdin_server and waits for it
+stop_stdin_server() {
+  exec 7>&-
+  wait "$SERVER"
+  rm -f "$OUT/server.in"
+}
+
 PINNINGS=("same-core 0 0" "separate-cores 0 1")
 printf '%-9s %-15s %-9s %8s %12s %12s %8s  %s\n' section pinning api size "JDK TCP" Sovia ratio unit
 
@@ -297,19 +321,10 @@ for section in $SECTIONS; do
       set -- $pin
       for rpc in rmi grpc; do
         for agent in no yes; do
-          flags=()
-          [ "$agent" = yes ] && flags=(-javaagent:"$AGENT")
-          rm -f "$OUT/port" "$OUT/rpc.in"
-          mkfifo "$OUT/rpc.in"
-          taskset -c "$2" "$JAVA" "${flags[@]}" -cp "$DEPS_CP" io.sovia.examples.RpcBench server "$rpc" \
-            <"$OUT/rpc.in" >"$OUT/port" 2>"$OUT/server.err" &
-          SERVER=$!
-          exec 7>"$OUT/rpc.in"
-          for _ in $(seq 100); do grep -q PORT "$OUT/port" 2>/dev/null && break; sleep 0.1; done
-          taskset -c "$3" "$JAVA" "${flags[@]}" -cp "$DEPS_CP" io.sovia.examples.RpcBench client "$rpc" \
-            "$(sed -n 's/^PORT //p' "$OUT/port")" "${RPC_CALLS:-20000}" >"$OUT/rpc.$agent"
-          exec 7>&-
-          wait "$SERVER"
+          stdin_server "$2" "$agent" RpcBench "$rpc"
+          taskset -c "$3" "$JAVA" "${FLAGS[@]}" -cp "$DEPS_CP" io.sovia.examples.RpcBench client "$rpc" "$PORT" \
+            "${RPC_CALLS:-20000}" >"$OUT/rpc.$agent"
+          stop_stdin_server
           grep -q verified "$OUT/rpc.$agent" || { echo "RPC run failed" >&2; exit 1; }
         done
         for size in null 0 16 64 256 1024 4096; do
@@ -343,20 +358,10 @@ for section in $SECTIONS; do
       for pin in "${PINNINGS[@]}"; do
         set -- $pin
         for agent in no yes; do
-          flags=()
-          [ "$agent" = yes ] && flags=(-javaagent:"$AGENT")
-          rm -f "$OUT/port"
-          mkfifo "$OUT/ftp.in"
-          taskset -c "$2" "$JAVA" "${flags[@]}" -cp "$DEPS_CP" io.sovia.examples.FtpBench server "$FTP_DIR/home" \
-            <"$OUT/ftp.in" >"$OUT/port" 2>"$OUT/server.err" &
-          SERVER=$!
-          exec 7>"$OUT/ftp.in"
-          for _ in $(seq 100); do grep -q PORT "$OUT/port" 2>/dev/null && break; sleep 0.1; done
-          taskset -c "$3" "$JAVA" "${flags[@]}" -cp "$DEPS_CP" io.sovia.examples.FtpBench client \
-            "$(sed -n 's/^PORT //p' "$OUT/port")" "$FTP_DIR/client/file.bin" "${FTP_ROUNDS:-4}" >"$OUT/ftp.$agent"
-          exec 7>&-
-          wait "$SERVER"
-          rm -f "$OUT/ftp.in"
+          stdin_server "$2" "$agent" FtpBench "$FTP_DIR/home"
+          taskset -c "$3" "$JAVA" "${FLAGS[@]}" -cp "$DEPS_CP" io.sovia.examples.FtpBench client "$PORT" \
+            "$FTP_DIR/client/file.bin" "${FTP_ROUNDS:-4}" >"$OUT/ftp.$agent"
+          stop_stdin_server
           grep -q verified "$OUT/ftp.$agent" || { echo "FTP transfer failed" >&2; exit 1; }
         done
         for op in STOR RETR; do
