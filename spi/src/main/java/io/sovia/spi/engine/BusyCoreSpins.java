@@ -1,6 +1,8 @@
 package io.sovia.spi.engine;
 
 import java.util.function.BooleanSupplier;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
 
 /**
  * How a waiter spins when the cores it may run on are busy while others are idle ({@link FreeCores}): a process
@@ -27,8 +29,18 @@ public final class BusyCoreSpins {
     /** Yields per wait: the peer's turn may take more than one (a selector's select, a JIT-compiled call). */
     private static final int YIELDS = 4;
 
+    private final NanoClock clock;
     private int failures;
     private int sinceProbe;
+
+    /** A waiter's spins, timed by the system clock. */
+    public BusyCoreSpins() {
+        this(SystemNanoClock.INSTANCE);
+    }
+
+    BusyCoreSpins(NanoClock clock) {
+        this.clock = clock;
+    }
 
     /** Whether this wait, on a busy core, may yield for what it waits for. */
     public boolean mayTry() {
@@ -47,15 +59,15 @@ public final class BusyCoreSpins {
      * meanwhile; learns from it.
      */
     public boolean yieldFor(BooleanSupplier ready) {
-        long start = System.nanoTime();
+        long start = clock.nanoTime();
         long took = 0;
         for (int i = 0; i < YIELDS && took < PAID_OFF_NANOS; i++) {
             Thread.yield();
             if (ready.getAsBoolean()) {
-                ended(true, System.nanoTime() - start);
+                ended(true, clock.nanoTime() - start);
                 return true;
             }
-            took = System.nanoTime() - start;
+            took = clock.nanoTime() - start;
         }
         ended(false, took);
         return false;

@@ -50,7 +50,7 @@ class BusyCoreSpinsTest {
 
     @Test
     void yieldForReturnsOnceReadyAndStopsAfterAFewYields() {
-        BusyCoreSpins spins = new BusyCoreSpins();
+        BusyCoreSpins spins = new BusyCoreSpins(() -> 0);
         AtomicInteger checks = new AtomicInteger();
         assertTrue(spins.yieldFor(() -> checks.incrementAndGet() == 2));
         assertEquals(2, checks.get());
@@ -59,7 +59,20 @@ class BusyCoreSpinsTest {
             checks.incrementAndGet();
             return false;
         }));
-        assertTrue(checks.get() >= 1 && checks.get() <= 4, "yields a few times, not for a whole budget: " + checks);
+        assertEquals(4, checks.get(), "yields a few times, not for a whole budget");
+    }
+
+    @Test
+    void yieldForStopsOnceTheYieldsTakeLongerThanAPeersTurn() {
+        long[] now = {0};
+        BusyCoreSpins spins = new BusyCoreSpins(() -> now[0]);
+        AtomicInteger checks = new AtomicInteger();
+        assertFalse(spins.yieldFor(() -> {
+            checks.incrementAndGet();
+            now[0] += BusyCoreSpins.PAID_OFF_NANOS;
+            return false;
+        }));
+        assertEquals(1, checks.get(), "a yield that took another thread's time slice is not repeated");
     }
 
     @Test
