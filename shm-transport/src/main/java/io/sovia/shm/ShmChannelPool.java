@@ -133,7 +133,11 @@ final class ShmChannelPool {
 
     /** Closes the expired; by the doorbell agent. */
     void sweep() {
-        long now = System.nanoTime();
+        sweep(System.nanoTime());
+    }
+
+    /** Closes those expired at {@code now} ({@link System#nanoTime()}). */
+    void sweep(long now) {
         List<Kept> gone = new ArrayList<>();
         synchronized (this) {
             for (Iterator<ArrayDeque<Kept>> queues = kept.values().iterator(); queues.hasNext(); ) {

@@ -52,7 +52,8 @@ public final class Listeners {
      * transport a client offered it on, or null when it is plain TCP (the caller keeps the TCP
      * connection). On a session the caller closes the TCP connection itself.
      *
-     * @param options the accepted TCP socket's options, which the session keeps
+     * @param options the accepted TCP socket's options, which the session keeps; read only for a claimed
+     *                connection (system calls), before the caller closes that socket
      * @param sizes   the buffer sizes the app set on the listener
      */
     public SessionBackend claim(InetSocketAddress remote, InetSocketAddress local,
@@ -72,7 +73,7 @@ public final class Listeners {
                                         BufferSizes sizes, boolean interruptible) throws IOException {
         try {
             return Sessions.backend(Sessions.server(claimed.link(), sizes), transport.path(), local, remote,
-                    claimed.lifetime(), options, interruptible);
+                    claimed.lifetime(), SetupOptions.snapshot(options), interruptible);
         } catch (Exception e) {
             // the client already runs on the link: closing it resets the client instead of leaving it hanging
             claimed.link().close();
