@@ -45,7 +45,9 @@ import java.util.List;
  */
 public final class HostilePeer {
     private static final int HELLO_MAGIC = 0x48564f53;
-    private static final int HELLO_VERSION = 2;
+    private static final int HELLO_VERSION = 3;
+    /** Bytes of a hello from an IPv4 client (ShmHello: magic, version, port, flag 0: a new connection, n, address). */
+    private static final int HELLO_LENGTH = 18;
     private static final long SEGMENT_MAGIC = 0x4d48534149564f53L;
     private static final int SEGMENT_HEADER = 64;
     private static final int TRAILER = 256;
@@ -232,22 +234,23 @@ public final class HostilePeer {
             address.write(2, path, 0, path.length);
             check(C.LIB.connect(unix, address, 110), "connect");
         }
-        ByteBuffer hello = ByteBuffer.allocate(17).order(ByteOrder.LITTLE_ENDIAN)
-                .putInt(HELLO_MAGIC).putInt(HELLO_VERSION).putInt(clientPort).put((byte) 4).put(new byte[] {127, 0, 0, 1});
+        ByteBuffer hello = ByteBuffer.allocate(HELLO_LENGTH).order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(HELLO_MAGIC).putInt(HELLO_VERSION).putInt(clientPort).put((byte) 0).put((byte) 4)
+                .put(new byte[] {127, 0, 0, 1});
         // msghdr, iovec, cmsghdr with one descriptor, then the bytes (LP64 Linux)
-        try (Memory m = new Memory(56 + 16 + 24 + 17)) {
+        try (Memory m = new Memory(56 + 16 + 24 + HELLO_LENGTH)) {
             m.clear();
             m.setPointer(16, m.share(56));
             m.setLong(24, 1);
             m.setPointer(32, m.share(72));
             m.setLong(40, 24);
             m.setPointer(56, m.share(96));
-            m.setLong(64, 17);
+            m.setLong(64, HELLO_LENGTH);
             m.setLong(72, 20);
             m.setInt(80, 1);
             m.setInt(84, 1);
             m.setInt(88, fd);
-            m.write(96, hello.array(), 0, 17);
+            m.write(96, hello.array(), 0, HELLO_LENGTH);
             check((int) C.LIB.sendmsg(unix, m, 0), "sendmsg");
         }
         return unix;

@@ -57,8 +57,8 @@ final class ShmChannelPool {
 
     private final int perListener;
     private final long keepNanos;
-    /** By listener socket, oldest first; guarded by this. */
-    private final Map<Path, ArrayDeque<Kept>> kept = new HashMap<>();
+    /** By listener socket file (a listener bound again at the same path is another), oldest first; guarded by this. */
+    private final Map<ShmDirectory.ListenerSocket, ArrayDeque<Kept>> kept = new HashMap<>();
 
     ShmChannelPool(int perListener, long keepNanos) {
         this.perListener = perListener;
@@ -66,7 +66,7 @@ final class ShmChannelPool {
     }
 
     /** Keeps a closed connection to {@code listener}; false when full, and the caller closes it. */
-    synchronized boolean give(Path listener, SocketChannel unix, ShmSegment segment) {
+    synchronized boolean give(ShmDirectory.ListenerSocket listener, SocketChannel unix, ShmSegment segment) {
         ArrayDeque<Kept> queue = kept.computeIfAbsent(listener, l -> new ArrayDeque<>());
         if (queue.size() >= perListener) {
             return false;
@@ -82,7 +82,7 @@ final class ShmChannelPool {
     }
 
     /** The server closed a kept connection's end. */
-    private void hungUp(Path listener, Kept k) {
+    private void hungUp(ShmDirectory.ListenerSocket listener, Kept k) {
         boolean wasKept;
         synchronized (this) {
             ArrayDeque<Kept> queue = kept.get(listener);
@@ -97,7 +97,7 @@ final class ShmChannelPool {
      * A kept connection to {@code listener} that both ends released, its rings reset for the next connection and
      * its socket alive, or null. Doorbell bytes its previous connection left on the socket are dropped here.
      */
-    Kept take(Path listener) {
+    Kept take(ShmDirectory.ListenerSocket listener) {
         Kept k;
         while ((k = takeReleased(listener)) != null) {
             if (drain(k.unix())) {
@@ -109,7 +109,7 @@ final class ShmChannelPool {
         return null;
     }
 
-    private synchronized Kept takeReleased(Path listener) {
+    private synchronized Kept takeReleased(ShmDirectory.ListenerSocket listener) {
         ArrayDeque<Kept> queue = kept.get(listener);
         if (queue == null) {
             return null;
@@ -125,10 +125,13 @@ final class ShmChannelPool {
         return null;
     }
 
-    /** How many connections to {@code listener} are kept. */
-    synchronized int kept(Path listener) {
-        ArrayDeque<Kept> queue = kept.get(listener);
-        return queue == null ? 0 : queue.size();
+    /** How many connections to listeners at {@code path} are kept. */
+    synchronized int kept(Path path) {
+        int n = 0;
+        for (Map.Entry<ShmDirectory.ListenerSocket, ArrayDeque<Kept>> e : kept.entrySet()) {
+            n += e.getKey().path().equals(path) ? e.getValue().size() : 0;
+        }
+        return n;
     }
 
     /** Closes the expired; by the doorbell agent. */

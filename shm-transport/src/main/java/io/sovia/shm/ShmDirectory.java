@@ -11,6 +11,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
@@ -69,14 +70,29 @@ final class ShmDirectory {
         return "l-" + port + "-v" + ShmHello.VERSION + '-';
     }
 
+    /**
+     * A listener's UNIX socket as found now: its path, and which file it is. A listener that closes and another that
+     * binds the same address make two files at one path; a connection kept for the first ({@link ShmChannelPool})
+     * must not be offered to the second, whose accept would find no hello for it.
+     *
+     * @param file the file's key and modification time (the bind), equal only for the same socket file
+     */
+    record ListenerSocket(Path path, java.util.List<Object> file) {
+    }
+
     /** The socket of the listener that would take a connect to {@code remote}, or null if none. */
-    Path listenerFor(InetSocketAddress remote) {
-        Path exact = listenerSocket(remote.getPort(), remote.getAddress());
-        if (Files.exists(exact)) {
-            return exact;
+    ListenerSocket listenerFor(InetSocketAddress remote) {
+        ListenerSocket exact = socketAt(listenerSocket(remote.getPort(), remote.getAddress()));
+        return exact != null ? exact : socketAt(dir.resolve(listenerPrefix(remote.getPort()) + ANY + ".sock"));
+    }
+
+    private static ListenerSocket socketAt(Path path) {
+        try {
+            BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
+            return new ListenerSocket(path, java.util.List.of(a.fileKey(), a.lastModifiedTime()));
+        } catch (IOException absent) {
+            return null;
         }
-        Path any = dir.resolve(listenerPrefix(remote.getPort()) + ANY + ".sock");
-        return Files.exists(any) ? any : null;
     }
 
     /**

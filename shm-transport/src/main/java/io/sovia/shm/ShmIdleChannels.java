@@ -68,7 +68,7 @@ final class ShmIdleChannels {
     void hungUp(long id) {
         Idle i = idle.get(id);
         if (i != null) {
-            drop(i);
+            drop(i, true);
         }
     }
 
@@ -109,10 +109,10 @@ final class ShmIdleChannels {
                 i.segment().reopened();
                 arrivals.hello(i.unix(), hello, i.segment());
             } else if (!open) {
-                drop(i);
+                drop(i, true);
             }
         } catch (IOException | RuntimeException e) {
-            drop(i);
+            drop(i, true);
             arrivals.refused(e instanceof IOException io ? io : new IOException(e));
         }
     }
@@ -127,20 +127,27 @@ final class ShmIdleChannels {
         }
     }
 
-    /** The client let the kept connection go (or broke it): nobody uses its rings, so its memory goes now. */
-    private void drop(Idle i) {
+    /**
+     * Closes a kept socket. Its memory goes now only if nobody can touch the rings: the client let the connection go
+     * (or broke it), or released it too. Kept here means only that the server is done: the client may still be
+     * reading what the server sent last (an FTP server closes a download's connection, then its passive listener,
+     * while the client reads the file's tail); the client then sees this end gone, and its own release frees them.
+     */
+    private void drop(Idle i, boolean clientGone) {
         forget(i);
         if (i.partial().segment() >= 0) {
             os.closeFd(i.partial().segment());
         }
         ShmTransport.closeQuietly(i.unix());
-        i.segment().discard();
+        if (clientGone || i.segment().bothReleased()) {
+            i.segment().discard();
+        }
     }
 
     /** The listener closed: every kept socket closes, which tells its client. */
     void close() {
         for (Idle i : idle.values().toArray(Idle[]::new)) {
-            drop(i);
+            drop(i, false);
         }
         if (epoll >= 0) {
             os.closeFd(epoll);

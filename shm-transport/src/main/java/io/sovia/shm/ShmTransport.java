@@ -69,14 +69,15 @@ public final class ShmTransport implements Transport {
 
     @Override
     public Offer offer(InetSocketAddress local, InetSocketAddress remote) throws IOException {
-        java.nio.file.Path socket = directory.listenerFor(remote);
-        if (socket == null) {
+        ShmDirectory.ListenerSocket listener = directory.listenerFor(remote);
+        if (listener == null) {
             throw new Declined("no shm listener for " + remote);
         }
+        java.nio.file.Path socket = listener.path();
         ShmChannelPool.Kept kept;
-        while ((kept = ShmChannelPool.KEPT.take(socket)) != null) {
+        while ((kept = ShmChannelPool.KEPT.take(listener)) != null) {
             if (new ShmHello(local, true).writeTo(kept.unix())) {
-                return offer(kept.unix(), kept.segment(), socket);
+                return offer(kept.unix(), kept.segment(), listener);
             }
             closeQuietly(kept.unix());
         }
@@ -107,16 +108,15 @@ public final class ShmTransport implements Transport {
                 // once sent, the descriptor travels with the hello: this one is not needed either way
                 segment.close();
             }
-            return offer(unix, segment, socket);
+            return offer(unix, segment, listener);
         } catch (IOException | RuntimeException e) {
             closeQuietly(unix);
             throw e;
         }
     }
 
-    private static ShmOffer offer(SocketChannel unix, ShmSegment segment, java.nio.file.Path listenerSocket) {
-        return new ShmOffer(unix, segment, link(segment.serverToClient(), segment.clientToServer(), unix),
-                listenerSocket);
+    private static ShmOffer offer(SocketChannel unix, ShmSegment segment, ShmDirectory.ListenerSocket listener) {
+        return new ShmOffer(unix, segment, link(segment.serverToClient(), segment.clientToServer(), unix), listener);
     }
 
     @Override
@@ -161,13 +161,13 @@ public final class ShmTransport implements Transport {
         private final SocketChannel unix;
         private final ShmSegment segment;
         private final RingLink link;
-        private final java.nio.file.Path listenerSocket;
+        private final ShmDirectory.ListenerSocket listener;
 
-        ShmOffer(SocketChannel unix, ShmSegment segment, RingLink link, java.nio.file.Path listenerSocket) {
+        ShmOffer(SocketChannel unix, ShmSegment segment, RingLink link, ShmDirectory.ListenerSocket listener) {
             this.unix = unix;
             this.segment = segment;
             this.link = link;
-            this.listenerSocket = listenerSocket;
+            this.listener = listener;
         }
 
         @Override
@@ -179,10 +179,10 @@ public final class ShmTransport implements Transport {
         public AutoCloseable established() throws IOException {
             // a killed server cannot remove its listener's socket; the client that saw it die does
             return ShmDoorbells.get().watch(unix, link, segment, () -> {
-                if (!ShmDirectory.accepting(listenerSocket)) {
-                    deleteQuietly(listenerSocket);
+                if (!ShmDirectory.accepting(listener.path())) {
+                    deleteQuietly(listener.path());
                 }
-            }, (channel, kept) -> ShmChannelPool.KEPT.give(listenerSocket, channel, kept));
+            }, (channel, kept) -> ShmChannelPool.KEPT.give(listener, channel, kept));
         }
 
         @Override

@@ -151,6 +151,16 @@ class ShmKeptConnectionTest {
     }
 
     @Test
+    void aClientStillReadingKeepsWhatTheServerSentWhenTheListenerCloses() throws Exception {
+        Connection c = connect();
+        send(c.server(), "the file's tail");
+        c.closeServer();
+        listener.close();
+        assertEquals("the file's tail", receive(c.client()), "the client reads what was sent before the close");
+        c.closeClient();
+    }
+
+    @Test
     void keptConnectionsExpire() throws Exception {
         Connection c = connect();
         c.closeClient();

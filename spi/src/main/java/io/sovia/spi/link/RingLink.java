@@ -14,6 +14,10 @@ import java.nio.channels.SelectableChannel;
  * A reliable link over two frame rings: this end produces into {@code out} and consumes {@code in}.
  * Shared by the jvm link (rings in process memory) and the shm link (rings in a shared segment); they
  * differ only in how the peer is woken, which is the {@code waker} (and the {@code nudger}).
+ *
+ * <p>Once closed, a link writes to neither ring and takes nothing from them: the shm path may hand both rings to
+ * the next connection once both ends closed, so a late call of the old session (a timer, a sleeper arming) must not
+ * reach them.
  */
 public final class RingLink implements Link {
     /** The doorbell byte that wakes a sleeping peer (a "ring" here is only ever a frame buffer). */
@@ -124,7 +128,9 @@ public final class RingLink implements Link {
 
     @Override
     public void arm(boolean armed) {
-        in.armed(armed);
+        if (!closed) {
+            in.armed(armed);
+        }
     }
 
     @Override
@@ -164,18 +170,23 @@ public final class RingLink implements Link {
      */
     @Override
     public void nudge() {
+        if (closed) {
+            return;
+        }
         out.wantPoll();
         nudger.run();
     }
 
     @Override
     public void creditWanted() {
-        out.wantCredit();
+        if (!closed) {
+            out.wantCredit();
+        }
     }
 
     @Override
     public boolean takeCreditWanted() {
-        return in.takeCreditWanted();
+        return !closed && in.takeCreditWanted();
     }
 
     @Override
@@ -190,14 +201,16 @@ public final class RingLink implements Link {
 
     /** What the peer's nudger calls: this end's session gets polled, and sleepers woken. */
     public void nudged() {
-        in.takePollWanted();
+        if (!closed) {
+            in.takePollWanted();
+        }
         nudged.run();
         wake();
     }
 
     /** Answers a {@linkplain #nudge() nudge} whose doorbell byte nobody read; cheap when there is none. */
     public void pollIfWanted() {
-        if (in.takePollWanted()) {
+        if (!closed && in.takePollWanted()) {
             nudged.run();
             wake();
         }

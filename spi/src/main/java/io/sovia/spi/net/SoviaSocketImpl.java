@@ -186,13 +186,15 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
     @Override
     protected void close() throws IOException {
         closed = true;
+        // a listener's transports first, as SoviaServerSocketChannel closes them: no client may find its shm socket
+        // once another listener can take its port
+        listeners.close();
+        listeners = Listeners.NONE;
         if (session != null) {
             sessionCloser.clean();
         } else {
             NioImpl.close(delegate);
         }
-        listeners.close();
-        listeners = Listeners.NONE;
     }
 
     @Override

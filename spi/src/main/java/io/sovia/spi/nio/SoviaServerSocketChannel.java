@@ -185,10 +185,14 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
         backend.configureBlocking(block);
     }
 
+    /**
+     * The transports' listeners close first: until the port is free no other listener can take it, so no client
+     * finds this one's shm socket and then reaches another's port (whose accept would find no hello).
+     */
     @Override
     protected void implCloseSelectableChannel() throws IOException {
-        backend.close();
         listeners.close();
+        backend.close();
     }
 
     @Override
