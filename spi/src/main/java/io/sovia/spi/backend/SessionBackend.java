@@ -5,6 +5,7 @@ import io.sovia.spi.engine.Session;
 import io.sovia.spi.engine.SessionService;
 import io.sovia.spi.engine.SpinThenSleep;
 import io.sovia.spi.engine.VirtualThreads;
+import io.sovia.spi.ops.LiveRegistry;
 import io.sovia.spi.transport.PathKind;
 
 import java.nio.channels.Selector;
@@ -52,6 +53,8 @@ public final class SessionBackend implements SocketBackend {
     private final BooleanSupplier closedCheck = this::isClosed;
     private volatile boolean blocking = true;
     private volatile boolean closed;
+    /** This connection in the JVM's live listing ({@code sovia ss}, MBeans), from here until the link is released. */
+    private final LiveRegistry.Connection live;
     private volatile boolean oobInline;
 
     /**
@@ -75,6 +78,7 @@ public final class SessionBackend implements SocketBackend {
         Object noDelay = options.get(StandardSocketOptions.TCP_NODELAY);
         session.setNoDelay(Boolean.TRUE.equals(noDelay));
         SessionService.get().register(session);
+        live = LiveRegistry.opened(path, local, remote, session);
     }
 
     public Session session() {
@@ -385,6 +389,7 @@ public final class SessionBackend implements SocketBackend {
             return;
         }
         closed = true;
+        live.appClosed();
         int linger = options.get(StandardSocketOptions.SO_LINGER) instanceof Integer seconds ? seconds : -1;
         if (linger == 0) {
             session.abort();
@@ -414,6 +419,7 @@ public final class SessionBackend implements SocketBackend {
 
     private void release() {
         session.link().close();
+        live.released();
         SessionService.get().released(session);
         if (setup != null) {
             try {

@@ -96,6 +96,13 @@ import java.util.Locale;
  *       an app that accepts a connection later than that gets it on TCP, and its client a reset</td></tr>
  *   <tr><td>{@code sovia.shm.root}</td><td>{@code /dev/shm}</td><td>where the per-user directory
  *       {@code sovia-<uid>} lives</td></tr>
+ *   <tr><td>{@code sovia.live.millis}</td><td>{@code 1000}</td><td>how often a JVM with Sovia listeners or
+ *       connections rewrites its entry for {@code sovia ss} ({@code ss-<pid>.tsv} in the per-user directory, only
+ *       when something changed; removed at exit). A listing is at most this old; {@code 0} publishes nothing, and
+ *       {@code ss} and {@code doctor} then do not see this JVM</td></tr>
+ *   <tr><td>{@code sovia.jmx}</td><td>{@code true}</td><td>registers the MBeans under {@code io.sovia} (per path,
+ *       fallbacks, engine) when the JVM first uses a Sovia socket, not at start: the platform MBean server
+ *       would start the app's logging before its main could configure it. {@code false} registers none</td></tr>
  *   <tr><td>{@code sovia.hosts}</td><td>(unset)</td><td>the host table of the raw Ethernet path: a file with one
  *       line per cluster host, {@code IP MAC [INTERFACE]}, {@code #} comments, the same file on every host. Unset,
  *       the eth path is off; connects to hosts not listed use TCP</td></tr>
@@ -261,6 +268,16 @@ public final class SoviaConfig {
                 Long.getLong(PREFIX + "rto.max.micros", 500_000) * 1000,
                 Long.getLong(PREFIX + "rto.initial.micros", 20_000) * 1000,
                 Integer.getInteger(PREFIX + "retransmits", 130));
+    }
+
+    /** How often the live entry is rewritten, in milliseconds; 0 when none is published ({@code sovia.live.millis}). */
+    public static long liveMillis() {
+        return Math.max(0, Long.getLong(PREFIX + "live.millis", 1000));
+    }
+
+    /** Whether the {@code io.sovia} MBeans are registered ({@code sovia.jmx}). */
+    public static boolean jmx() {
+        return !"false".equalsIgnoreCase(System.getProperty(PREFIX + "jmx", "true").trim());
     }
 
     /** The host table file of the eth path, or null when none is set. */
