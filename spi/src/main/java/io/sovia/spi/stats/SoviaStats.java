@@ -137,7 +137,8 @@ public final class SoviaStats {
         return sb.append('}');
     }
 
-    private static String escape(String s) {
+    /** {@code s} as the inside of a JSON string. */
+    public static String escape(String s) {
         StringBuilder sb = new StringBuilder(s.length());
         for (char c : s.toCharArray()) {
             if (c == '"' || c == '\\') {
