@@ -45,7 +45,8 @@ final class DoctorCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Parameters(arity = "0..1", paramLabel = "HOST:PORT", description = "a destination: which path would a connect take?")
+    @Parameters(arity = "0..1", paramLabel = "HOST:PORT",
+            description = "a destination: which path would a connect take?")
     private String destination;
 
     @Option(names = "--hosts", paramLabel = "FILE", description = "the eth path's host table (default: sovia.hosts)")

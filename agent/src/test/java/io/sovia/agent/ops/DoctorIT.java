@@ -12,7 +12,6 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 
 /** {@code sovia doctor}: its verdict toward a live agent listener and toward a port without one, its exit codes. */
@@ -24,7 +23,7 @@ class DoctorIT {
     @Test
     void saysWhichPathAConnectWouldTakeAndWhy() throws Exception {
         try (Forked server = Forked.app(dir, "server", List.of(), "server")) {
-            String port = server.awaitLine("^PORT (\\d+)$", Duration.ofSeconds(60)).group(1);
+            String port = server.awaitPort();
             Forked.Result shm = Forked.cli(dir, "doctor-shm", "doctor", "127.0.0.1:" + port);
             assertTrue(shm.stdout().contains("path  127.0.0.1:" + port + " -> shm: "), shm.toString());
             // the listing names the listener's JVM once its entry is published (within a second)

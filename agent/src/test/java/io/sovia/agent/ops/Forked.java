@@ -22,6 +22,8 @@ import java.util.regex.Pattern;
  */
 final class Forked implements AutoCloseable {
     private static final String AGENT_OPTION = "-javaagent:";
+    /** Bound for a JVM to start under the agent and say it is ready, on a loaded two-core machine. */
+    static final Duration START = Duration.ofSeconds(60);
     /** This test JVM's java, so a run on another JDK tests that JDK throughout. */
     static final Path JAVA = Path.of(System.getProperty("java.home"), "bin", "java");
 
@@ -106,6 +108,11 @@ final class Forked implements AutoCloseable {
 
     long pid() {
         return process.pid();
+    }
+
+    /** Waits for a {@link HoldApp} server's {@code PORT n} line; returns n. */
+    String awaitPort() throws Exception {
+        return awaitLine("^PORT (\\d+)$", START).group(1);
     }
 
     /** Waits until a stdout line matches {@code line}; fails (after killing it) when it does not in time. */

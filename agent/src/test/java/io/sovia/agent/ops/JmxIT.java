@@ -16,7 +16,6 @@ import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 
 /**
@@ -31,9 +30,9 @@ class JmxIT {
     @Test
     void countsTheServersShmConnections() throws Exception {
         try (Forked server = Forked.app(dir, "server", List.of(), "server")) {
-            String port = server.awaitLine("^PORT (\\d+)$", Duration.ofSeconds(60)).group(1);
+            String port = server.awaitPort();
             try (Forked client = Forked.app(dir, "client", List.of(), "client", port, "2")) {
-                client.awaitLine("^LOCAL ", Duration.ofSeconds(60));
+                client.awaitLine("^LOCAL ", Forked.START);
                 VirtualMachine vm = VirtualMachine.attach(String.valueOf(server.pid()));
                 String address;
                 try {

@@ -28,7 +28,6 @@ class SsIT {
     /** One entry of {@code ss --json}, which prints each on a line of its own. */
     static final Pattern ENTRY = Pattern.compile("\\{\"pid\": (\\d+), \"kind\": \"(\\w+)\", \"path\": \"([^\"]*)\","
             + " \"local\": \"([^\"]*)\", \"remote\": (?:null|\"([^\"]*)\"), \"state\": \"([^\"]*)\"");
-    private static final Duration START = Duration.ofSeconds(60);
     /** Entries are republished every second; a killed peer's connections end at once. */
     private static final long LISTING_MILLIS = 15_000;
 
@@ -44,12 +43,13 @@ class SsIT {
     @Test
     void listsLiveConnectionsAndForgetsAStoppedProcess() throws Exception {
         try (Forked server = Forked.app(dir, "server", List.of(), "server")) {
-            String port = server.awaitLine("^PORT (\\d+)$", START).group(1);
+            String port = server.awaitPort();
             Set<Integer> clientPorts;
             long clientPid;
             try (Forked client = Forked.app(dir, "client", List.of(), "client", port, "2")) {
                 clientPid = client.pid();
-                clientPorts = List.of(client.awaitLine("^LOCAL (.*)$", START).group(1).split(",")).stream()
+                String[] locals = client.awaitLine("^LOCAL (.*)$", Forked.START).group(1).split(",");
+                clientPorts = List.of(locals).stream()
                         .map(Integer::valueOf).collect(Collectors.toSet());
 
                 List<Entry> mine = awaitListing(clientPid, e -> e.size() == 2);

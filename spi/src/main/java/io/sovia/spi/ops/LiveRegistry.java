@@ -56,7 +56,8 @@ public final class LiveRegistry {
         public void released() {
             if (CONNECTIONS.remove(this)) {
                 SessionActivity a = session.activity();
-                SoviaEvents.closed(path.key(), LiveFile.address(local), LiveFile.address(remote), a.sent(), a.received());
+                SoviaEvents.closed(path.key(), LiveFile.address(local), LiveFile.address(remote), a.sent(),
+                        a.received());
             }
         }
     }
