@@ -30,7 +30,8 @@ import java.util.stream.Collectors;
  * <p>A file whose process is gone (killed, so its exit step never ran) is removed by the next reader.
  */
 public final class LiveFile {
-    private static final String HEADER = "sovia-live 1";
+    /** The first line; a file of another format version is skipped, its own ss reads it. */
+    static final String HEADER = "sovia-live 1";
     private static final String PREFIX = "ss-";
     private static final String SUFFIX = ".tsv";
     private static final String NONE = "-";
@@ -43,8 +44,11 @@ public final class LiveFile {
 
     /** This user's directory under {@code sovia.shm.root}, the one the shm path also keeps its sockets in. */
     public static Path directory() throws IOException {
-        int uid = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-        return Path.of(SoviaConfig.shmRoot()).resolve("sovia-" + uid);
+        return Path.of(SoviaConfig.shmRoot()).resolve("sovia-" + uid());
+    }
+
+    private static int uid() throws IOException {
+        return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
     }
 
     /** {@code host:port}, IPv6 hosts in brackets; {@code -} for none. */
@@ -85,6 +89,21 @@ public final class LiveFile {
 
     /** Writes {@code text} as {@code pid}'s file, atomically, so a reader never sees half of it. */
     static void write(Path dir, long pid, String text) throws IOException {
+        ensureOwnDirectory(dir);
+        Path tmp = Files.createTempFile(dir, ".ss-" + pid, ".tmp");
+        try {
+            Files.writeString(tmp, text, StandardCharsets.UTF_8);
+            Files.move(tmp, of(dir, pid), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+
+    /**
+     * Makes the directory if it is missing; refuses one that is not this user's alone (made by someone else before
+     * this user's first JVM), which would show this user's connections to others. The shm path refuses it too.
+     */
+    private static void ensureOwnDirectory(Path dir) throws IOException {
         if (!Files.isDirectory(dir)) {
             try {
                 Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
@@ -92,12 +111,10 @@ public final class LiveFile {
                 // another JVM of this user made it first
             }
         }
-        Path tmp = Files.createTempFile(dir, ".ss-" + pid, ".tmp");
-        try {
-            Files.writeString(tmp, text, StandardCharsets.UTF_8);
-            Files.move(tmp, of(dir, pid), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } finally {
-            Files.deleteIfExists(tmp);
+        int uid = uid();
+        int owner = (Integer) Files.getAttribute(dir, "unix:uid");
+        if (owner != uid || !Files.getPosixFilePermissions(dir).equals(OWNER_ONLY)) {
+            throw new IOException(dir + " is not a 0700 directory of uid " + uid);
         }
     }
 
