@@ -14,10 +14,13 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -27,7 +30,8 @@ import java.util.stream.Collectors;
  * {@code sovia doctor}. Tab-separated lines, not JSON: the file is private to the writer and reader in this
  * class, which needs no parser; {@code ss --json} is the stable form for scripts.
  *
- * <p>A file whose process is gone (killed, so its exit step never ran) is removed by the next reader.
+ * <p>A file whose process is gone (killed, so its exit step never ran), or whose pid now names a process that
+ * started after it was written, is removed by the next reader.
  */
 public final class LiveFile {
     /** The first line; a file of another format version is skipped, its own ss reads it. */
@@ -36,6 +40,11 @@ public final class LiveFile {
     private static final String SUFFIX = ".tsv";
     private static final String NONE = "-";
     private static final int FIELDS = 10;
+    /**
+     * How much earlier than a process's start its file may seem written and still be its own: the JDK derives the
+     * start from the boot time, which the kernel gives in whole seconds and moves when the clock is set.
+     */
+    private static final Duration START_SKEW = Duration.ofSeconds(5);
     private static final Set<PosixFilePermission> OWNER_ONLY = EnumSet.of(PosixFilePermission.OWNER_READ,
             PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_EXECUTE);
 
@@ -139,7 +148,7 @@ public final class LiveFile {
                 if (pid != null && owner != pid) {
                     continue;
                 }
-                if (!ProcessHandle.of(owner).map(ProcessHandle::isAlive).orElse(false)) {
+                if (!writtenByLiveProcess(owner, file)) {
                     Files.deleteIfExists(file);
                     continue;
                 }
@@ -148,6 +157,24 @@ public final class LiveFile {
         }
         entries.sort(Comparator.comparingLong(LiveEntry::pid));
         return entries;
+    }
+
+    /**
+     * Whether process {@code pid} lives and wrote {@code file}: a pid the kernel gave again after the writer died
+     * belongs to a process that started after the file's last write (by more than {@link #START_SKEW}).
+     */
+    private static boolean writtenByLiveProcess(long pid, Path file) throws IOException {
+        Optional<ProcessHandle> process = ProcessHandle.of(pid).filter(ProcessHandle::isAlive);
+        if (process.isEmpty()) {
+            return false;
+        }
+        Optional<Instant> started = process.get().info().startInstant();
+        try {
+            return started.isEmpty()
+                    || !Files.getLastModifiedTime(file).toInstant().isBefore(started.get().minus(START_SKEW));
+        } catch (NoSuchFileException exited) {
+            return false;
+        }
     }
 
     private static void parse(long pid, Path file, List<LiveEntry> into) throws IOException {

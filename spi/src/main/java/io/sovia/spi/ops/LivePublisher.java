@@ -8,6 +8,7 @@ import io.sovia.spi.lifecycle.ParkingIdle;
 import org.agrona.concurrent.Agent;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -70,11 +71,13 @@ final class LivePublisher implements Agent {
 
     private void publish() {
         String text = LiveFile.format();
-        if (text.equals(written)) {
+        boolean none = LiveRegistry.listeners().isEmpty() && LiveRegistry.connections().isEmpty();
+        // a reader that took the file for a dead process's removed it: it comes back within a round
+        if (text.equals(written) && (none || Files.exists(LiveFile.of(dir, pid)))) {
             return;
         }
         try {
-            if (LiveRegistry.listeners().isEmpty() && LiveRegistry.connections().isEmpty()) {
+            if (none) {
                 LiveFile.remove(dir, pid);
             } else {
                 LiveFile.write(dir, pid, text);

@@ -12,12 +12,13 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 
 /**
  * The live files between a JVM and {@code sovia ss}: what a reader takes from them, the files of dead processes it
- * removes, the lines it skips, and the directory a writer refuses.
+ * removes (also a reused pid's), the lines it skips, and the directory a writer refuses.
  */
 @Timeout(30)
 class LiveFileTest {
@@ -41,17 +42,22 @@ class LiveFileTest {
         long dead = deadPid();
         LiveFile.write(dir, dead, LiveFile.HEADER);
 
+        try (var files = Files.list(dir)) {
+            assertEquals(2, files.count(), "a temporary file was left");
+        }
         List<LiveEntry> entries = LiveFile.read(dir, null);
         assertEquals(List.of(
                 new LiveEntry(SELF, true, "jvm,shm", "127.0.0.1:5000", "-", "listen", 0, 0, 0, 0, 1000),
                 new LiveEntry(SELF, false, "shm", "127.0.0.1:5000", "127.0.0.1:40000", "established", 5, 7, 1, 2, 2000)),
                 entries);
         assertFalse(Files.exists(LiveFile.of(dir, dead)), "a dead process's file stays");
+        // as if a process before this one had this pid, and died without removing its file
+        Files.setLastModifiedTime(LiveFile.of(dir, SELF), FileTime.from(
+                ProcessHandle.current().info().startInstant().orElseThrow().minusSeconds(60)));
+        assertEquals(List.of(), LiveFile.read(dir, null));
+        assertFalse(Files.exists(LiveFile.of(dir, SELF)), "the file of a reused pid stays");
         assertEquals(List.of(), LiveFile.read(dir, SELF + 1));
         assertEquals(List.of(), LiveFile.read(root.resolve("missing"), null));
-        try (var files = Files.list(dir)) {
-            assertEquals(List.of(LiveFile.of(dir, SELF)), files.toList(), "a temporary file was left");
-        }
     }
 
     @Test
