@@ -51,10 +51,10 @@ public final class SessionBackend implements SocketBackend {
     private final BooleanSupplier readable;
     private final BooleanSupplier writable;
     private final BooleanSupplier closedCheck = this::isClosed;
-    private volatile boolean blocking = true;
-    private volatile boolean closed;
     /** This connection in the JVM's live listing ({@code sovia ss}, MBeans), from here until the link is released. */
     private final LiveRegistry.Connection live;
+    private volatile boolean blocking = true;
+    private volatile boolean closed;
     private volatile boolean oobInline;
 
     /**
