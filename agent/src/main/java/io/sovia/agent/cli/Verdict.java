@@ -29,9 +29,12 @@ record Verdict(String path, String why) {
         return switch (route.path()) {
             case SHM -> new Verdict("shm", "a local address, and a Sovia listener takes shared-memory connects on port "
                     + to.getPort() + owners);
-            case ETH -> new Verdict("eth", to.getAddress().getHostAddress() + " is in the host table "
+            case ETH -> DoctorCommand.hasNetRaw()
+                    ? new Verdict("eth", to.getAddress().getHostAddress() + " is in the host table "
                     + SoviaConfig.hostsFile() + "; a JVM there must answer within sovia.eth.connect.millis, else TCP"
-                    + " (eth-no-answer)");
+                    + " (eth-no-answer)")
+                    : new Verdict("tcp", "eth-no-cap-net-raw: " + to.getAddress().getHostAddress() + " is in the host"
+                    + " table, but this java may not open packet sockets");
             case JVM -> new Verdict("jvm", "a listener of this very JVM");
             case TCP -> new Verdict("tcp", tcpReason(route.reason(), to, owners));
         };

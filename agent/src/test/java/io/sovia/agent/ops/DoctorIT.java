@@ -2,6 +2,7 @@ package io.sovia.agent.ops;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -12,9 +13,14 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
-/** {@code sovia doctor}: its verdict toward a live agent listener and toward a port without one, its exit codes. */
+/**
+ * {@code sovia doctor}: its verdict toward a live agent listener and toward a port without one, its eth checks (with
+ * and without CAP_NET_RAW), its exit codes.
+ */
 @Timeout(180)
 class DoctorIT {
     @TempDir
@@ -56,6 +62,47 @@ class DoctorIT {
         Forked.Result help = Forked.cli(dir, "help", "doctor", "--help");
         assertEquals(0, help.exit(), help.toString());
         assertTrue(help.stdout().contains("Exit codes"), help.stdout());
+    }
+
+    @Test
+    void checksTheHostTableAndCapNetRawForTheEthPath() throws Exception {
+        String nic = ethernetInterface();
+        assumeTrue(nic != null, "no Ethernet interface to name in a host table");
+        String mac = Files.readString(Path.of("/sys/class/net", nic, "address")).trim();
+        Path table = Files.writeString(dir.resolve("hosts"), "192.0.2.77 " + mac + " " + nic
+                + "\n10.9.9.9 02:00:00:00:00:09\n");
+        Forked.Result eth = Forked.cli(dir, "doctor-eth", "doctor", "--hosts", table.toString(), "10.9.9.9:80");
+        assertTrue(eth.stdout().contains("ok    host table " + table + " parses: 2 host(s)"), eth.toString());
+        assertTrue(eth.stdout().contains("this host is 192.0.2.77 on interface " + nic), eth.toString());
+        assertTrue(eth.stdout().contains("interface " + nic + " MTU "), eth.toString());
+        boolean raw = eth.stdout().contains("ok    CAP_NET_RAW held");
+        assertTrue(eth.stdout().contains(raw ? "path  10.9.9.9:80 -> eth: " : "-> tcp: eth-no-cap-net-raw"),
+                eth.toString());
+
+        assumeTrue(raw && Files.isExecutable(Path.of("/usr/bin/setpriv")), "setpriv and CAP_NET_RAW to drop");
+        List<String> command = new ArrayList<>(List.of("/usr/bin/setpriv", "--inh-caps=-all",
+                "--bounding-set=-net_raw", Forked.JAVA.toString(), "-jar", Forked.agentJar().toString(), "doctor",
+                "--hosts", table.toString(), "10.9.9.9:80"));
+        try (Forked dropped = Forked.start(dir, "doctor-no-raw", command)) {
+            Forked.Result r = dropped.result(Duration.ofSeconds(60));
+            assertTrue(r.stdout().contains("FAIL  CAP_NET_RAW missing"), r.toString());
+            assertTrue(r.stdout().contains("path  10.9.9.9:80 -> tcp: eth-no-cap-net-raw: "), r.toString());
+            assertEquals(1, r.exit(), r.toString());
+        }
+    }
+
+    /** An interface with an Ethernet address, or null. */
+    private static String ethernetInterface() throws Exception {
+        try (var all = Files.list(Path.of("/sys/class/net"))) {
+            for (Path p : (Iterable<Path>) all::iterator) {
+                Path file = p.resolve("address");
+                String mac = Files.isReadable(file) ? Files.readString(file).trim() : "";
+                if (mac.matches("([0-9a-f]{2}:){5}[0-9a-f]{2}") && !mac.equals("00:00:00:00:00:00")) {
+                    return p.getFileName().toString();
+                }
+            }
+        }
+        return null;
     }
 
     private Forked.Result awaitOwner(String port, long pid) throws Exception {
