@@ -13,13 +13,7 @@ import jdk.jfr.StackTrace;
 @Category("Sovia")
 @Description("An accelerated connection ended and released its link")
 @StackTrace(false)
-final class ConnectionCloseEvent extends jdk.jfr.Event {
-    @Label("Path")
-    String path;
-    @Label("Local Address")
-    String local;
-    @Label("Remote Address")
-    String remote;
+final class ConnectionCloseEvent extends ConnectionEvent {
     @Label("Bytes Sent")
     @DataAmount
     long bytesSent;
@@ -30,9 +24,7 @@ final class ConnectionCloseEvent extends jdk.jfr.Event {
     static void emit(String path, String local, String remote, long sent, long received) {
         ConnectionCloseEvent e = new ConnectionCloseEvent();
         if (e.shouldCommit()) {
-            e.path = path;
-            e.local = local;
-            e.remote = remote;
+            e.connection(path, local, remote);
             e.bytesSent = sent;
             e.bytesReceived = received;
             e.commit();

@@ -12,20 +12,11 @@ import jdk.jfr.StackTrace;
 @Category("Sovia")
 @Description("A connection began on an accelerated path")
 @StackTrace(false)
-final class ConnectionOpenEvent extends jdk.jfr.Event {
-    @Label("Path")
-    String path;
-    @Label("Local Address")
-    String local;
-    @Label("Remote Address")
-    String remote;
-
+final class ConnectionOpenEvent extends ConnectionEvent {
     static void emit(String path, String local, String remote) {
         ConnectionOpenEvent e = new ConnectionOpenEvent();
         if (e.shouldCommit()) {
-            e.path = path;
-            e.local = local;
-            e.remote = remote;
+            e.connection(path, local, remote);
             e.commit();
         }
     }
