@@ -20,7 +20,8 @@ import java.util.List;
 
 /**
  * The {@code io.sovia} MBeans of a server JVM under the agent, read over JMX from this JVM as jconsole would: the
- * Attach API starts the server's local management agent, and a JMX connector reads the beans.
+ * Attach API starts the server's local management agent (which creates the MBean server the beans wait for), and a
+ * JMX connector reads the beans.
  */
 @Timeout(180)
 class JmxIT {
@@ -43,6 +44,8 @@ class JmxIT {
                 try (JMXConnector jmx = JMXConnectorFactory.connect(new JMXServiceURL(address))) {
                     MBeanServerConnection beans = jmx.getMBeanServerConnection();
                     ObjectName shm = new ObjectName("io.sovia:type=Path,name=shm");
+                    // registered once the attach made the MBean server, within a second
+                    awaitRegistered(beans, shm);
                     // at least the client's two; the JMX connection itself may ride on shm too
                     assertTrue((Long) beans.getAttribute(shm, "ConnectionsOpen") >= 2, server.report());
                     assertTrue((Long) beans.getAttribute(shm, "ConnectionsTotal") >= 2);
@@ -58,6 +61,17 @@ class JmxIT {
                     awaitOpenAtMost(beans, shm, 1);
                 }
             }
+        }
+    }
+
+    private static void awaitRegistered(MBeanServerConnection beans, ObjectName name) throws Exception {
+        long deadline = System.nanoTime() + 15_000_000_000L;
+        while (!beans.isRegistered(name)) {
+            if (System.nanoTime() - deadline > 0) {
+                fail(name + " was never registered; io.sovia has "
+                        + beans.queryNames(new ObjectName("io.sovia:*"), null));
+            }
+            Thread.sleep(100);
         }
     }
 

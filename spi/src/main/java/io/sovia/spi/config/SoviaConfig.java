@@ -101,8 +101,10 @@ import java.util.Locale;
  *       when something changed; removed at exit). A listing is at most this old; {@code 0} publishes nothing, and
  *       {@code ss} and {@code doctor} then do not see this JVM</td></tr>
  *   <tr><td>{@code sovia.jmx}</td><td>{@code true}</td><td>registers the MBeans under {@code io.sovia} (per path,
- *       fallbacks, engine) when the JVM first uses a Sovia socket, not at start: the platform MBean server
- *       would start the app's logging before its main could configure it. {@code false} registers none</td></tr>
+ *       fallbacks, engine) once the JVM has an MBean server (a JMX client such as jconsole that attaches creates
+ *       it, as does an app that uses JMX), looked for every second once the JVM uses a Sovia socket. Creating the
+ *       platform MBean server costs about 0.2 s of CPU and starts java.util.logging, so Sovia never creates it.
+ *       {@code false} registers none</td></tr>
  *   <tr><td>{@code sovia.hosts}</td><td>(unset)</td><td>the host table of the raw Ethernet path: a file with one
  *       line per cluster host, {@code IP MAC [INTERFACE]}, {@code #} comments, the same file on every host. Unset,
  *       the eth path is off; connects to hosts not listed use TCP</td></tr>

@@ -14,9 +14,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The {@code sovia-live} thread: once a second ({@code sovia.live.millis}) it rewrites this JVM's live entry
- * ({@link LiveFile}) when it changed, and removes it when nothing is left and at exit. It also registers the
- * MBeans, on its first round: off the app's threads, and only once the app uses a Sovia socket, by when the app
- * has configured its logging (the platform MBean server starts java.util.logging).
+ * ({@link LiveFile}) when it changed, and removes it when nothing is left and at exit. It also registers the MBeans,
+ * once the JVM has an MBean server: creating the platform one costs about 0.2 s of CPU and starts
+ * java.util.logging, which an app may still have to configure, so a JVM that nobody watches over JMX pays nothing.
+ * A JMX client that attaches (jconsole) creates it, and the beans are there within a second.
  *
  * <p>Started by the first listener or connect; a JVM that makes none publishes nothing.
  */
@@ -28,7 +29,8 @@ final class LivePublisher implements Agent {
     private final long intervalMillis;
     /** The text last written; empty while no file is there. Owned by the agent's thread. */
     private String written = "";
-    private boolean beansDone;
+    /** Whether the MBeans still wait for an MBean server. Owned by the agent's thread. */
+    private boolean beansPending = SoviaConfig.jmx() && ModuleLayer.boot().findModule("java.management").isPresent();
 
     private LivePublisher(Path dir, long intervalMillis) {
         this.dir = dir;
@@ -46,8 +48,7 @@ final class LivePublisher implements Agent {
         }
         try {
             LivePublisher publisher = new LivePublisher(LiveFile.directory(), millis);
-            long idleNanos = millis == 0 ? Long.MAX_VALUE : millis * 1_000_000;
-            Lifecycle.start(publisher, new ParkingIdle(() -> idleNanos));
+            Lifecycle.start(publisher, new ParkingIdle(publisher::idleNanos));
             // after the agents stopped, so no last round writes the file again
             Lifecycle.onExit(ExitStage.STOP, publisher::remove);
         } catch (IOException | RuntimeException e) {
@@ -55,13 +56,19 @@ final class LivePublisher implements Agent {
         }
     }
 
+    /** How long to sleep after a round: the interval, or a second while the MBeans wait, or until the exit. */
+    private long idleNanos() {
+        if (intervalMillis > 0) {
+            return intervalMillis * 1_000_000;
+        }
+        return beansPending ? 1_000_000_000L : Long.MAX_VALUE;
+    }
+
     @Override
     public int doWork() {
-        if (!beansDone) {
-            beansDone = true;
-            if (SoviaConfig.jmx()) {
-                SoviaMBeans.register();
-            }
+        if (beansPending && SoviaMBeans.serverExists()) {
+            beansPending = false;
+            SoviaMBeans.register();
         }
         if (intervalMillis > 0) {
             publish();

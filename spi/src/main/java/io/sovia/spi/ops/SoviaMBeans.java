@@ -7,6 +7,7 @@ import io.sovia.spi.transport.PathKind;
 
 import javax.management.JMException;
 import javax.management.MBeanServer;
+import javax.management.MBeanServerFactory;
 import javax.management.ObjectName;
 import java.lang.management.ManagementFactory;
 import java.util.Map;
@@ -14,7 +15,8 @@ import java.util.Map;
 /**
  * Sovia's counters as MXBeans in the platform MBean server, readable with jconsole or any JMX client:
  * {@code io.sovia:type=Path,name=<path>} per path, {@code io.sovia:type=Fallbacks} and
- * {@code io.sovia:type=Engine}. Each getter reads the live counters; nothing is copied.
+ * {@code io.sovia:type=Engine}, registered once the JVM has an MBean server ({@link LivePublisher}). Each getter
+ * reads the live counters; nothing is copied.
  */
 public final class SoviaMBeans {
     /** The JMX domain of every Sovia MBean. */
@@ -114,6 +116,18 @@ public final class SoviaMBeans {
         @Override
         public long getProtocolErrors() {
             return EngineCounters.PROTOCOL_ERRORS.sum();
+        }
+    }
+
+    /**
+     * Whether this JVM has an MBean server yet (the platform one is created by the first JMX client or the app's
+     * own use of JMX); looking does not create one.
+     */
+    static boolean serverExists() {
+        try {
+            return !MBeanServerFactory.findMBeanServer(null).isEmpty();
+        } catch (SecurityException denied) {
+            return false;
         }
     }
 
