@@ -19,7 +19,7 @@ import java.util.Set;
 
 /**
  * The per-user directory under /dev/shm (0700) where this user's Sovia JVMs meet: a UNIX socket per
- * listener ({@code l-<port>-<address>.sock}). Segments have no name here (see {@link ShmSegment}). Another
+ * listener ({@code l-<port>-v<hello version>-<address>.sock}). Segments have no name here (see {@link ShmSegment}). Another
  * user's processes use their own directory, so they never find these and connect over TCP.
  */
 final class ShmDirectory {
@@ -58,7 +58,15 @@ final class ShmDirectory {
 
     private Path listenerSocket(int port, InetAddress address) {
         String host = address.isAnyLocalAddress() ? ANY : HexFormat.of().formatHex(address.getAddress());
-        return dir.resolve("l-" + port + '-' + host + ".sock");
+        return dir.resolve(listenerPrefix(port) + host + ".sock");
+    }
+
+    /**
+     * The start of a listener socket's name: the hello's version is part of it, so an agent of another version
+     * finds no listener and connects over TCP instead of being refused.
+     */
+    private static String listenerPrefix(int port) {
+        return "l-" + port + "-v" + ShmHello.VERSION + '-';
     }
 
     /** The socket of the listener that would take a connect to {@code remote}, or null if none. */
@@ -67,7 +75,7 @@ final class ShmDirectory {
         if (Files.exists(exact)) {
             return exact;
         }
-        Path any = dir.resolve("l-" + remote.getPort() + '-' + ANY + ".sock");
+        Path any = dir.resolve(listenerPrefix(remote.getPort()) + ANY + ".sock");
         return Files.exists(any) ? any : null;
     }
 

@@ -53,6 +53,8 @@ final class ShmDoorbells implements Agent {
     private final int epoll;
     private final int wakeFd;
     private final Map<Long, Watched> watched = new ConcurrentHashMap<>();
+    /** Kept connections' sockets ({@link #watchHangUp}), with what runs when their peer closes them. */
+    private final Map<Long, Runnable> hangUps = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong(WAKE);
     /** The agent's thread only. */
     private final long[] readyData = new long[BATCH];
@@ -86,14 +88,22 @@ final class ShmDoorbells implements Agent {
         return d;
     }
 
+    /** Who may keep a closed connection's socket and segment for the next connection. */
+    interface Keeper {
+        /** Takes both and returns true, or leaves them to be closed. */
+        boolean keep(SocketChannel unix, ShmSegment segment);
+    }
+
     /**
      * Watches {@code channel} (made non-blocking here) for {@code link} over {@code segment}; runs {@code onDeath}
-     * if the peer dies without having closed the connection. Closing the result, once the link is closed, stops watching, closes the channel and
-     * releases the segment.
+     * if the peer dies without having closed the connection. Closing the result, once the link is closed, stops
+     * watching and hands the channel and the segment to {@code keeper}, or closes the channel and releases the
+     * segment.
      */
-    Watched watch(SocketChannel channel, RingLink link, ShmSegment segment, Runnable onDeath) throws IOException {
+    Watched watch(SocketChannel channel, RingLink link, ShmSegment segment, Runnable onDeath, Keeper keeper)
+            throws IOException {
         channel.configureBlocking(false);
-        Watched w = new Watched(ids.incrementAndGet(), channel, link, segment, onDeath);
+        Watched w = new Watched(ids.incrementAndGet(), channel, link, segment, onDeath, keeper);
         watched.put(w.id, w);
         try {
             w.start();
@@ -102,6 +112,34 @@ final class ShmDoorbells implements Agent {
             throw e;
         }
         return w;
+    }
+
+    /**
+     * Runs {@code onHangUp} on this agent's thread once the peer closes {@code channel}, a kept connection's socket
+     * that nobody reads now: its peer let it go or died, and its descriptor and memory go at once rather than at the
+     * next sweep. Returns the registration, for {@link #unwatchHangUp}.
+     */
+    long watchHangUp(SocketChannel channel, Runnable onHangUp) throws IOException {
+        long id = ids.incrementAndGet();
+        hangUps.put(id, onHangUp);
+        try {
+            os.epollControl(epoll, NativeOs.EPOLL_CTL_ADD, JdkNio.fd(channel), NativeOs.EPOLLRDHUP, id);
+        } catch (IOException e) {
+            hangUps.remove(id);
+            throw e;
+        }
+        return id;
+    }
+
+    /** Stops watching a kept connection's socket, before it carries a connection again or closes. */
+    void unwatchHangUp(long id, SocketChannel channel) {
+        if (hangUps.remove(id) != null) {
+            try {
+                os.epollControl(epoll, NativeOs.EPOLL_CTL_DEL, JdkNio.fd(channel), 0, id);
+            } catch (IOException ignored) {
+                // a closed socket left the set by itself
+            }
+        }
     }
 
     @Override
@@ -120,6 +158,7 @@ final class ShmDoorbells implements Agent {
         if (now - nextSweep >= 0) {
             nextSweep = now + SWEEP_MILLIS * 1_000_000L;
             ShmListener.sweepAll();
+            ShmChannelPool.KEPT.sweep();
             DoorbellSleep.releaseEnded();
         }
         watched.values().forEach(w -> w.link.pollIfWanted());
@@ -131,6 +170,11 @@ final class ShmDoorbells implements Agent {
             Watched w = watched.get(readyData[i]);
             if (w != null) {
                 w.answer(readyEvents[i]);
+            } else {
+                Runnable hungUp = hangUps.get(readyData[i]);
+                if (hungUp != null) {
+                    hungUp.run();
+                }
             }
         }
         return n;
@@ -143,6 +187,7 @@ final class ShmDoorbells implements Agent {
         private final RingLink link;
         private final ShmSegment segment;
         private final Runnable onDeath;
+        private final Keeper keeper;
         /** Under this. */
         private int fd;
         private int events;
@@ -150,7 +195,9 @@ final class ShmDoorbells implements Agent {
         /** Set by the agent's thread when it saw the peer go. */
         private volatile boolean peerGone;
 
-        private Watched(long id, SocketChannel channel, RingLink link, ShmSegment segment, Runnable onDeath) {
+        private Watched(long id, SocketChannel channel, RingLink link, ShmSegment segment, Runnable onDeath,
+                Keeper keeper) {
+            this.keeper = keeper;
             this.id = id;
             this.channel = channel;
             this.link = link;
@@ -211,9 +258,18 @@ final class ShmDoorbells implements Agent {
             }
         }
 
+        /**
+         * The connection ended here: a peer that is alive may get the socket and segment for its next connection
+         * (the keeper registers them before this end's release, after which the peer may reuse them); a dead or
+         * corrupting one's go.
+         */
         @Override
         public void close() {
             stop();
+            if (!peerGone && link.detachDoorbell() && keeper.keep(channel, segment)) {
+                segment.releaseKept();
+                return;
+            }
             ShmTransport.closeQuietly(channel);
             segment.release(peerGone);
         }

@@ -42,43 +42,25 @@ final class ShmListener implements Transport.TransportListener {
     private final PendingOffers<Pending> hellos = new PendingOffers<>();
 
     /**
-     * A hello waiting for the accept of its TCP connection, since {@code since} ({@link System#nanoTime()}),
-     * with the descriptor of its segment, which whoever drops or claims it closes.
+     * A hello waiting for the accept of its TCP connection, since {@code since} ({@link System#nanoTime()}), with
+     * its segment: a descriptor, which whoever drops or claims it closes, or for a kept connection the segment
+     * itself (descriptor -1).
      */
-    private record Pending(SocketChannel unix, ShmHello hello, int segment, long since) {
-    }
-
-    /** A UNIX connection whose hello is still arriving; its bytes and descriptor so far. */
-    private static final class Partial {
-        final byte[] bytes = new byte[ShmHello.MAX_LENGTH];
-        final long since = System.nanoTime();
-        final int[] received = new int[1];
-        int length;
-        int segment = -1;
-
-        /** Reads what is there; false at end of stream. */
-        boolean read(SocketChannel ch) throws IOException {
-            int n = NativeAccess.os().receiveWithDescriptors(JdkNio.fd(ch), bytes, length, bytes.length - length, received);
-            if (received[0] >= 0) {
-                if (segment >= 0) {
-                    NativeAccess.os().closeFd(received[0]);
-                    throw new IOException("a second descriptor");
-                }
-                segment = received[0];
-            }
-            length += Math.max(n, 0);
-            return n >= 0;
-        }
+    private record Pending(SocketChannel unix, ShmHello hello, int descriptor, ShmSegment kept, long since) {
     }
 
     /** A client writes its hello before its TCP connect; one silent this long is no client. */
     private static final long SILENCE_NANOS = 10_000_000_000L;
     /** Connections whose hello is incomplete; guarded by {@code this}. */
-    private final Map<SocketChannel, Partial> partial = new HashMap<>();
+    private final Map<SocketChannel, PartialHello> partial = new HashMap<>();
+    /** Closed connections kept for their clients' next connects; guarded by {@code this}. */
+    private final ShmIdleChannels idle;
     private final long helloTtlNanos = SoviaConfig.shmHelloTtlNanos();
 
     private ShmListener(ShmDirectory directory, java.nio.file.Path socket, ServerSocketChannel unixServer)
             throws IOException {
+        // the doorbell agent also sweeps the hellos of listeners that accept nothing (see sweepAll)
+        this.idle = new ShmIdleChannels(NativeAccess.os(), ShmDoorbells.get(), this::idleHungUp);
         this.socket = socket;
         this.unixServer = unixServer;
         this.selfUid = (Integer) Files.getAttribute(directory.path(), "unix:uid");
@@ -103,8 +85,6 @@ final class ShmListener implements Transport.TransportListener {
             server.configureBlocking(false);
             ShmListener listener = new ShmListener(directory, socket, server);
             OPEN.add(listener);
-            // its agent sweeps the hellos of listeners that accept nothing (see sweepAll)
-            ShmDoorbells.get();
             return listener;
         } catch (IOException | RuntimeException e) {
             server.close();
@@ -120,9 +100,9 @@ final class ShmListener implements Transport.TransportListener {
             return null;
         }
         try {
-            ShmSegment segment = ShmSegment.open(p.segment());
+            ShmSegment segment = p.kept() != null ? p.kept() : ShmSegment.open(p.descriptor());
             RingLink link = ShmTransport.link(segment.clientToServer(), segment.serverToClient(), p.unix());
-            return new Transport.Claimed(link, ShmDoorbells.get().watch(p.unix(), link, segment, () -> { }));
+            return new Transport.Claimed(link, ShmDoorbells.get().watch(p.unix(), link, segment, () -> { }, this::keep));
         } catch (IOException | RuntimeException e) {
             // the client already moved to the segment: closing its socket resets it instead of leaving it hanging
             SoviaStats.refused("shm segment");
@@ -143,44 +123,53 @@ final class ShmListener implements Transport.TransportListener {
                 if (NativeAccess.os().peerUid(JdkNio.fd(c)) != selfUid) {
                     // the directory is 0700, so only root or a leak of the socket gets here; names only for the log
                     UnixDomainPrincipal peer = c.getOption(ExtendedSocketOptions.SO_PEERCRED);
-                    refused(c, null, "shm peer user", new IOException("peer " + peer.user() + " is not "
+                    refused(c, -1, "shm peer user", new IOException("peer " + peer.user() + " is not "
                             + Files.getOwner(socket.getParent())));
                     continue;
                 }
                 c.configureBlocking(false);
-                partial.put(c, new Partial());
+                partial.put(c, new PartialHello());
             } catch (IOException | RuntimeException e) {
-                refused(c, null, "shm hello", e);
+                refused(c, -1, "shm hello", e);
             }
         }
-        for (Iterator<Map.Entry<SocketChannel, Partial>> it = partial.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<SocketChannel, Partial> e = it.next();
+        for (Iterator<Map.Entry<SocketChannel, PartialHello>> it = partial.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<SocketChannel, PartialHello> e = it.next();
             SocketChannel ch = e.getKey();
-            Partial p = e.getValue();
+            PartialHello p = e.getValue();
             try {
                 boolean open = p.read(ch);
-                ShmHello hello = ShmHello.parse(p.bytes, p.length);
+                ShmHello hello = p.hello();
                 if (hello != null) {
-                    if (p.segment < 0) {
-                        throw new IOException("a hello without its segment");
+                    if (p.segment() < 0 || hello.reused()) {
+                        throw new IOException(hello.reused() ? "a kept connection's hello on a new socket"
+                                : "a hello without its segment");
                     }
                     it.remove();
-                    Pending old = hellos.put(hello.client(), new Pending(ch, hello, p.segment, System.nanoTime()));
-                    if (old != null) {
-                        dropUnclaimed(old);
-                    }
-                } else if (!open && p.length == 0 && p.segment < 0) {
+                    pending(new Pending(ch, hello, p.segment(), null, System.nanoTime()));
+                } else if (!open && p.isEmpty()) {
                     // a probe of whether this listener lives (ShmDirectory.accepting), not a client
                     it.remove();
                     ShmTransport.closeQuietly(ch);
-                } else if (!open || System.nanoTime() - p.since > SILENCE_NANOS) {
+                } else if (!open || System.nanoTime() - p.since() > SILENCE_NANOS) {
                     throw new IOException("no hello");
                 }
             } catch (IOException | RuntimeException x) {
                 it.remove();
-                refused(ch, p, "shm hello", x);
+                refused(ch, p.segment(), "shm hello", x);
             }
         }
+        idle.collect(new ShmIdleChannels.Arrivals() {
+            @Override
+            public void hello(SocketChannel unix, ShmHello hello, ShmSegment segment) {
+                pending(new Pending(unix, hello, -1, segment, System.nanoTime()));
+            }
+
+            @Override
+            public void refused(IOException why) {
+                ShmListener.refused(null, -1, "shm kept hello", why);
+            }
+        });
         // only by age: a hello whose client died is still claimed by the accept of its TCP connection, which
         // then ends with "Connection reset" as TCP's would, not with the setup connection's end of stream
         long now = System.nanoTime();
@@ -191,6 +180,34 @@ final class ShmListener implements Transport.TransportListener {
             dropUnclaimed(p);
             return true;
         });
+    }
+
+    private void pending(Pending p) {
+        Pending old = hellos.put(p.hello().client(), p);
+        if (old != null) {
+            dropUnclaimed(old);
+        }
+    }
+
+    /**
+     * A claimed connection closed in order: keeps its socket and segment for its client's next connect, unless
+     * this listener closed; false if it is not kept.
+     */
+    private synchronized boolean keep(SocketChannel unix, ShmSegment segment) {
+        if (!OPEN.contains(this)) {
+            return false;
+        }
+        try {
+            idle.keep(unix, segment);
+            return true;
+        } catch (IOException e) {
+            SoviaLog.warnCounted("shm-keep", "cannot keep a closed shm connection for the next connect", e);
+            return false;
+        }
+    }
+
+    private synchronized void idleHungUp(long id) {
+        idle.hungUp(id);
     }
 
     /**
@@ -207,16 +224,19 @@ final class ShmListener implements Transport.TransportListener {
         }
     }
 
-    /** Resets the client of a hello nobody claimed and lets its segment go. */
+    /**
+     * Resets the client of a hello nobody claimed and lets its segment go; a kept one's memory is the client's
+     * until its collection, as the client may still write to it.
+     */
     private void dropUnclaimed(Pending p) {
-        release(p.unix(), p.segment());
+        release(p.unix(), p.descriptor());
     }
 
     /** Ends a setup connection whose hello cannot be taken: counted, logged once with a running count. */
-    private static void refused(SocketChannel unix, Partial partial, String what, Exception why) {
+    private static void refused(SocketChannel unix, int segment, String what, Exception why) {
         SoviaStats.refused(what);
         SoviaLog.warnCounted(what, "refused a local connection's shm hello; that connection is reset", why);
-        release(unix, partial == null ? -1 : partial.segment);
+        release(unix, segment);
     }
 
     /** Closes a setup connection and the segment descriptor it brought, if any (-1: none). */
@@ -278,7 +298,8 @@ final class ShmListener implements Transport.TransportListener {
         }
         ShmTransport.deleteQuietly(socket);
         hellos.drain(this::dropUnclaimed);
-        partial.forEach((unix, p) -> release(unix, p.segment));
+        partial.forEach((unix, p) -> release(unix, p.segment()));
         partial.clear();
+        idle.close();
     }
 }

@@ -40,7 +40,7 @@ final class ShmSegment implements AutoCloseable {
     private final int capacity;
     /** The creator's descriptor until {@link #close()}: -1 after, and always on the server. Owned by the holder. */
     private int fd;
-    /** Whether this end released the segment; under this. */
+    /** Whether this end released the segment's current connection; under this. */
     private boolean released;
 
     private ShmSegment(NativeOs os, MappedByteBuffer buffer, int capacity, int fd) {
@@ -132,19 +132,60 @@ final class ShmSegment implements AutoCloseable {
      * survivor of a peer that died ({@code peerGone}), frees its memory now; a peer that never says so (an older
      * agent) leaves it to the collection of the mappings.
      */
-    synchronized void release(boolean peerGone) {
+    void release(boolean peerGone) {
+        int before = markReleased();
+        if (before == 1 || before == 0 && peerGone) {
+            discard();
+        }
+    }
+
+    /**
+     * This end is done with the segment's current connection and keeps the segment for the next one
+     * ({@link ShmChannelPool}): its memory stays, touched pages and all.
+     */
+    void releaseKept() {
+        markReleased();
+    }
+
+    /**
+     * Ends this end's use, once per connection: the creator's descriptor goes. The closers before this one, or -1
+     * if this end had released already.
+     */
+    private synchronized int markReleased() {
         if (released) {
-            return;
+            return -1;
         }
         released = true;
         close();
-        boolean last = (int) INTS.getAndAdd(buffer, ShmSegmentDescriptor.CLOSERS_OFFSET, 1) == 1;
-        if (last || peerGone) {
-            try {
-                os.discard(JdkNio.address(buffer), buffer.capacity());
-            } catch (IOException e) {
-                SoviaLog.warnCounted("shm-discard", "cannot free a closed connection's shared memory early", e);
-            }
+        return (int) INTS.getAndAdd(buffer, ShmSegmentDescriptor.CLOSERS_OFFSET, 1);
+    }
+
+    /** Whether both ends released the current connection, so nobody touches the rings until a reset. */
+    boolean bothReleased() {
+        return (int) INTS.getVolatile(buffer, ShmSegmentDescriptor.CLOSERS_OFFSET) >= 2;
+    }
+
+    /**
+     * The client starts the segment's next connection (only once {@link #bothReleased()}): empty rings, no flags,
+     * no closers. The hello that follows, a system call, publishes this to the server.
+     */
+    synchronized void resetForReuse() {
+        ShmSegmentDescriptor.resetRings(buffer, capacity);
+        INTS.setVolatile(buffer, ShmSegmentDescriptor.CLOSERS_OFFSET, 0);
+        released = false;
+    }
+
+    /** The server claimed the segment's next connection ({@link #resetForReuse()} on the client). */
+    synchronized void reopened() {
+        released = false;
+    }
+
+    /** Frees the memory now; for a segment nobody will touch again. */
+    void discard() {
+        try {
+            os.discard(JdkNio.address(buffer), buffer.capacity());
+        } catch (IOException e) {
+            SoviaLog.warnCounted("shm-discard", "cannot free a closed connection's shared memory early", e);
         }
     }
 

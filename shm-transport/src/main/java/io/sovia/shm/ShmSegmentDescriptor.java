@@ -43,6 +43,15 @@ final class ShmSegmentDescriptor {
         return HEADER_LENGTH + ringLength(capacity);
     }
 
+    /** Empties both rings of a segment nobody uses now: positions and flags back to zero; records stay. */
+    static void resetRings(java.nio.ByteBuffer segment, int capacity) {
+        for (int ring : new int[] {clientToServer(), serverToClient(capacity)}) {
+            for (int i = 0; i < FrameRingDescriptor.TRAILER_LENGTH; i += Long.BYTES) {
+                segment.putLong(ring + capacity + i, 0);
+            }
+        }
+    }
+
     static int totalLength(int capacity) {
         return HEADER_LENGTH + 2 * ringLength(capacity);
     }

@@ -27,7 +27,9 @@ import java.nio.file.Files;
  * <p>A connect to an address a local Sovia listener owns (its UNIX socket is in this user's
  * directory) creates the segment, connects that socket, sends a {@link ShmHello} and then makes the
  * usual TCP setup; the accept that takes the TCP connection claims it ({@link ShmListener}). The UNIX
- * socket then rings doorbells and tells each side when the other process dies.
+ * socket then rings doorbells and tells each side when the other process dies. Once both ends closed, both keep
+ * the socket and segment for the client's next connect to that listener ({@link ShmChannelPool}), which then only
+ * sends its hello on it.
  */
 public final class ShmTransport implements Transport {
 
@@ -50,6 +52,7 @@ public final class ShmTransport implements Transport {
      */
     private void exit() {
         ShmListener.closeAll();
+        ShmChannelPool.KEPT.closeAll();
         directory.removeLeftovers();
     }
 
@@ -69,6 +72,13 @@ public final class ShmTransport implements Transport {
         java.nio.file.Path socket = directory.listenerFor(remote);
         if (socket == null) {
             throw new Declined("no shm listener for " + remote);
+        }
+        ShmChannelPool.Kept kept;
+        while ((kept = ShmChannelPool.KEPT.take(socket)) != null) {
+            if (new ShmHello(local, true).writeTo(kept.unix())) {
+                return offer(kept.unix(), kept.segment(), socket);
+            }
+            closeQuietly(kept.unix());
         }
         SocketChannel unix = JdkNio.provider().openSocketChannel(StandardProtocolFamily.UNIX);
         try {
@@ -90,18 +100,23 @@ public final class ShmTransport implements Transport {
             ShmSegment segment = ShmSegment.create(
                     FrameRingDescriptor.configuredCapacity(SoviaConfig.SHM_RING, SoviaConfig.shmRingCapacity()));
             try {
-                if (!new ShmHello(local).writeTo(unix, segment)) {
+                if (!new ShmHello(local, false).writeTo(unix, segment)) {
                     throw new Declined("the listener's socket would not take the hello");
                 }
             } finally {
                 // once sent, the descriptor travels with the hello: this one is not needed either way
                 segment.close();
             }
-            return new ShmOffer(unix, segment, link(segment.serverToClient(), segment.clientToServer(), unix), socket);
+            return offer(unix, segment, socket);
         } catch (IOException | RuntimeException e) {
             closeQuietly(unix);
             throw e;
         }
+    }
+
+    private static ShmOffer offer(SocketChannel unix, ShmSegment segment, java.nio.file.Path listenerSocket) {
+        return new ShmOffer(unix, segment, link(segment.serverToClient(), segment.clientToServer(), unix),
+                listenerSocket);
     }
 
     @Override
@@ -167,7 +182,7 @@ public final class ShmTransport implements Transport {
                 if (!ShmDirectory.accepting(listenerSocket)) {
                     deleteQuietly(listenerSocket);
                 }
-            });
+            }, (channel, kept) -> ShmChannelPool.KEPT.give(listenerSocket, channel, kept));
         }
 
         @Override

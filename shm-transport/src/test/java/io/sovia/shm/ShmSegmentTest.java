@@ -51,7 +51,7 @@ class ShmSegmentTest {
         InetSocketAddress client = new InetSocketAddress(InetAddress.getLoopbackAddress(), 40123);
         try (ServerSocketChannel server = unixServer(); SocketChannel c = connect(server); SocketChannel s = server.accept();
              ShmSegment mine = ShmSegment.create(4096)) {
-            assertTrue(new ShmHello(client).writeTo(c, mine));
+            assertTrue(new ShmHello(client, false).writeTo(c, mine));
             byte[] bytes = new byte[ShmHello.MAX_LENGTH];
             int[] fds = new int[1];
             int n = NativeAccess.os().receiveWithDescriptors(JdkNio.fd(s), bytes, 0, bytes.length, fds);

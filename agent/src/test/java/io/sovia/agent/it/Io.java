@@ -25,6 +25,9 @@ public final class Io {
     /** Upper bound for anything a scenario waits on; far above what a healthy run needs. */
     public static final long WAIT_MILLIS = 10_000;
 
+    /** How long closed shm connections are kept for the next connect, in the test JVM and its relay. */
+    public static final long SHM_KEEP_MILLIS = Long.getLong("sovia.shm.keep.millis", 10_000);
+
     private Io() {
     }
 

@@ -65,6 +65,8 @@ final class Relay {
         List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add(agentOption());
+        // kept shm connections live as long in the relay as in the test JVM, which waits them out (FdLeakIT)
+        command.add("-Dsovia.shm.keep.millis=" + Io.SHM_KEEP_MILLIS);
         command.addAll(flags);
         // The relay only moves test traffic: keep it from competing with the test JVM for memory and cores.
         command.addAll(List.of("-Xmx128m", "-XX:+UseSerialGC", "-cp", classPath(), RelayPeer.class.getName(),

@@ -25,6 +25,25 @@ class SocketOptionsIT extends SoviaTestBase {
         }
     }
 
+    /**
+     * Options nobody set read as the JDK's do, on both ends: the client's are read from its setup socket when first
+     * asked, the accepted end's before its setup socket closes.
+     */
+    @TransportTest
+    void optionsNobodySetReadAsTheKernelHasThem(Transport transport) throws IOException {
+        try (SocketPair pair = SocketPair.open(transport)) {
+            for (Socket socket : new Socket[] {pair.client(), pair.accepted()}) {
+                assertEquals(-1, socket.getSoLinger());
+                assertFalse(socket.getTcpNoDelay());
+                assertFalse(socket.getKeepAlive());
+                assertTrue(socket.getReceiveBufferSize() > 0);
+                assertTrue(socket.getSendBufferSize() > 0);
+                assertEquals(0, socket.getTrafficClass());
+                Io.assertTalks(pair.client(), pair.accepted());
+            }
+        }
+    }
+
     @TransportTest
     void optionsSetBeforeConnectSurviveIt(Transport transport) throws IOException {
         try (ServerSocket server = transport.openServerSocket(); Socket client = new Socket()) {

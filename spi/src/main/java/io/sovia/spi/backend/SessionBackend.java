@@ -46,7 +46,9 @@ public final class SessionBackend implements SocketBackend {
     private final AutoCloseable setup;
     private final boolean interruptible;
     private final SpinThenSleep waiter = new SpinThenSleep(SoviaConfig.spinNanos(), SoviaConfig.spinYieldsToBusyCores());
+    /** Values set by the app or read from {@link #setupOptions} so far. */
     private final Map<SocketOption<?>, Object> options = new ConcurrentHashMap<>();
+    private final SetupOptions setupOptions;
     private final Set<SocketOption<?>> supported;
     private final BooleanSupplier readable;
     private final BooleanSupplier writable;
@@ -60,23 +62,22 @@ public final class SessionBackend implements SocketBackend {
     /**
      * @param setup        what set the connection up and lives as long as it (the client's loopback TCP
      *                     socket), closed with it; may be null
-     * @param options      option values in force when the connection was made, kept and read back
+     * @param options      the setup socket's options, read when first asked and kept
      * @param interruptible whether blocking calls end when the thread is interrupted
      */
     public SessionBackend(Session session, PathKind path, InetSocketAddress local, InetSocketAddress remote,
-                          AutoCloseable setup, Map<SocketOption<?>, Object> options, boolean interruptible) {
+                          AutoCloseable setup, SetupOptions options, boolean interruptible) throws IOException {
         this.session = session;
         this.path = path;
         this.local = local;
         this.remote = remote;
         this.setup = setup;
         this.interruptible = interruptible;
-        this.options.putAll(options);
-        this.supported = Set.copyOf(options.keySet());
+        this.setupOptions = options;
+        this.supported = Set.copyOf(options.supported());
         this.readable = session::isReadable;
         this.writable = session::isWritable;
-        Object noDelay = options.get(StandardSocketOptions.TCP_NODELAY);
-        session.setNoDelay(Boolean.TRUE.equals(noDelay));
+        session.setNoDelay(Boolean.TRUE.equals(option(StandardSocketOptions.TCP_NODELAY)));
         SessionService.get().register(session);
         live = LiveRegistry.opened(path, local, remote, session);
     }
@@ -85,16 +86,24 @@ public final class SessionBackend implements SocketBackend {
         return session;
     }
 
-    /** The option values of a setup socket, which a session taking over its connection keeps. */
-    public static Map<SocketOption<?>, Object> optionsOf(SocketBackend tcp) throws IOException {
-        Map<SocketOption<?>, Object> values = new java.util.HashMap<>();
-        for (SocketOption<?> option : tcp.supportedOptions()) {
-            Object value = tcp.getOption(option);
-            if (value != null) {
-                values.put(option, value);
+    /**
+     * The option's value: as the app set it, else the setup socket's, read now and kept (a value set meanwhile
+     * wins). One the setup socket cannot report reads as null, as before.
+     */
+    private Object option(SocketOption<?> name) {
+        Object value = options.get(name);
+        if (value == null && supported.contains(name)) {
+            try {
+                Object read = setupOptions.get(name);
+                if (read != null) {
+                    value = options.putIfAbsent(name, read);
+                    value = value == null ? read : value;
+                }
+            } catch (IOException | UnsupportedOperationException e) {
+                // an option the setup socket cannot report is one the session need not keep
             }
         }
-        return values;
+        return value;
     }
 
     @Override
@@ -364,7 +373,7 @@ public final class SessionBackend implements SocketBackend {
         if (!supported.contains(name)) {
             throw new UnsupportedOperationException("'" + name + "' not supported");
         }
-        return (T) options.get(name);
+        return (T) option(name);
     }
 
     @Override
@@ -390,7 +399,7 @@ public final class SessionBackend implements SocketBackend {
         }
         closed = true;
         live.appClosed();
-        int linger = options.get(StandardSocketOptions.SO_LINGER) instanceof Integer seconds ? seconds : -1;
+        int linger = option(StandardSocketOptions.SO_LINGER) instanceof Integer seconds ? seconds : -1;
         if (linger == 0) {
             session.abort();
         } else {
@@ -418,7 +427,7 @@ public final class SessionBackend implements SocketBackend {
     }
 
     private void release() {
-        session.link().close();
+        session.closeLink();
         live.released();
         SessionService.get().released(session);
         if (setup != null) {

@@ -6,9 +6,8 @@ import io.sovia.spi.engine.Link;
 import io.sovia.spi.engine.Session;
 import io.sovia.spi.transport.PathKind;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.SocketOption;
-import java.util.Map;
 import java.util.function.LongSupplier;
 
 /**
@@ -50,12 +49,12 @@ public final class Sessions {
      *
      * @param lifetime      what lives as long as the connection (the TCP setup socket, the transport's
      *                      handle), closed after the link
-     * @param options       the setup socket's option values, which the session keeps
+     * @param options       the setup socket's options, which the session keeps
      * @param interruptible whether blocking calls end when the thread is interrupted (NIO channels)
      */
     public static SessionBackend backend(Session session, PathKind path, InetSocketAddress local,
                                          InetSocketAddress remote, AutoCloseable lifetime,
-                                         Map<SocketOption<?>, Object> options, boolean interruptible) {
+                                         SetupOptions options, boolean interruptible) throws IOException {
         return new SessionBackend(session, path, local, remote, lifetime, options, interruptible);
     }
 }

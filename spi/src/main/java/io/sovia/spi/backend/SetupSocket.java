@@ -4,8 +4,6 @@ import io.sovia.spi.config.BufferSizes;
 
 import java.io.IOException;
 import java.net.SocketAddress;
-import java.net.SocketOption;
-import java.util.Map;
 
 /**
  * The TCP socket a connection is set up with, as each socket API holds it: what the connection upgrade
@@ -24,8 +22,8 @@ public interface SetupSocket {
     /** The buffer sizes the app set on the socket, which size the session's buffers. */
     BufferSizes bufferSizes();
 
-    /** The socket's option values, which a session taking over its connection keeps. */
-    Map<SocketOption<?>, Object> options() throws IOException;
+    /** The socket's options, which a session taking over its connection keeps. */
+    SetupOptions options();
 
     /** Closes it, when the connection it set up ends. */
     void close() throws IOException;

@@ -12,7 +12,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SocketChannel;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -193,7 +192,7 @@ public final class TcpSocketBackend implements SocketBackend, SetupSocket {
     }
 
     @Override
-    public Map<SocketOption<?>, Object> options() throws IOException {
-        return SessionBackend.optionsOf(this);
+    public SetupOptions options() {
+        return SetupOptions.of(this);
     }
 }

@@ -302,6 +302,20 @@ public final class Session {
         }
     }
 
+    /**
+     * Closes the link of a {@linkplain #isFinished() finished} session under the session's lock, so no call that
+     * holds it (the service thread's timers, a late poll) touches the link's buffers after: they may go on to carry
+     * another connection.
+     */
+    public void closeLink() {
+        lock.lock();
+        try {
+            link.close();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Whether nothing more will happen on this session, so its link can be released. */
     public boolean isFinished() {
         lock.lock();

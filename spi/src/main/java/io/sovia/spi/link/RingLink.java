@@ -38,6 +38,8 @@ public final class RingLink implements Link {
     private volatile boolean closed;
     /** Set by whoever watches the peer's process (shm: the UNIX socket's end of stream). */
     private volatile boolean peerDead;
+    /** Set once the link's doorbell channel may carry another connection's bytes; under this. */
+    private boolean doorbellDetached;
     /** Whether the corrupt ring was logged; by the polling thread, under the session's lock. */
     private boolean corruptionReported;
 
@@ -75,9 +77,10 @@ public final class RingLink implements Link {
         return true;
     }
 
+    /** A closed link's rings may already carry the next connection (shm keeps them), so nothing goes in. */
     @Override
     public int claim(int length) {
-        return out.claim(length);
+        return closed ? -1 : out.claim(length);
     }
 
     @Override
@@ -90,8 +93,12 @@ public final class RingLink implements Link {
         out.commit();
     }
 
+    /** A closed link's rings may already carry the next connection (shm keeps them), so nothing comes out. */
     @Override
     public int poll(FrameHandler handler, int limit) {
+        if (closed) {
+            return 0;
+        }
         int frames = in.poll(handler, limit);
         if (frames > 0 && in.takeSpaceWanted()) {
             waker.run();
@@ -122,7 +129,7 @@ public final class RingLink implements Link {
 
     @Override
     public void wakePeer() {
-        if (out.takeArmed()) {
+        if (!closed && out.takeArmed()) {
             EngineCounters.DOORBELLS.increment();
             waker.run();
         }
@@ -207,7 +214,10 @@ public final class RingLink implements Link {
      * either waking this end is enough). A {@link #NUDGE} byte among them has the session polled.
      * Returns false once the doorbell has ended (the peer is gone).
      */
-    public boolean drainDoorbell() {
+    public synchronized boolean drainDoorbell() {
+        if (doorbellDetached) {
+            return true;
+        }
         ByteBuffer bytes = ByteBuffer.allocate(64);
         boolean nudge = false;
         try {
@@ -240,6 +250,16 @@ public final class RingLink implements Link {
         }
         wake();
         return open;
+    }
+
+    /**
+     * The closed link's doorbell channel goes on to carry the next connection (shm keeps it): no late drain here
+     * (a selector still holding the channel, say) may take that connection's bytes from now on. Whether this end
+     * may hand its rings on: false if the peer wrote a corrupt ring.
+     */
+    public synchronized boolean detachDoorbell() {
+        doorbellDetached = true;
+        return !in.isCorrupt();
     }
 
     /** Runs this end's wake action: what the peer's waker calls. */

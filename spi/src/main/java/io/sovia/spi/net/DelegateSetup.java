@@ -1,5 +1,6 @@
 package io.sovia.spi.net;
 
+import io.sovia.spi.backend.SetupOptions;
 import io.sovia.spi.backend.SetupSocket;
 import io.sovia.spi.config.BufferSizes;
 
@@ -7,9 +8,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.net.SocketOption;
 import java.net.SocketOptions;
-import java.util.Map;
 
 /**
  * A java.net socket's TCP setup, the JDK impl its {@link SoviaSocketImpl} delegates to, for the
@@ -53,8 +52,8 @@ final class DelegateSetup implements SetupSocket {
     }
 
     @Override
-    public Map<SocketOption<?>, Object> options() {
-        return NioImpl.options(delegate);
+    public SetupOptions options() {
+        return NioImpl.setupOptions(delegate);
     }
 
     @Override

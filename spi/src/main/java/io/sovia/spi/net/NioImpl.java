@@ -1,5 +1,6 @@
 package io.sovia.spi.net;
 
+import io.sovia.spi.backend.SetupOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -269,19 +270,19 @@ final class NioImpl {
     }
 
     /** The option values of {@code impl}, for a session taking over its connection. */
-    static java.util.Map<SocketOption<?>, Object> options(SocketImpl impl) {
-        java.util.Map<SocketOption<?>, Object> values = new java.util.HashMap<>();
-        for (SocketOption<?> option : supportedOptions(impl)) {
-            try {
-                Object value = getOption(impl, option);
-                if (value != null) {
-                    values.put(option, value);
-                }
-            } catch (IOException | UnsupportedOperationException e) {
-                // an option this socket cannot report is one the session need not keep
+    /** The options of a setup socket in its java.net form. */
+    static SetupOptions setupOptions(SocketImpl impl) {
+        return new SetupOptions() {
+            @Override
+            public Set<SocketOption<?>> supported() {
+                return supportedOptions(impl);
             }
-        }
-        return values;
+
+            @Override
+            public Object get(SocketOption<?> option) throws IOException {
+                return getOption(impl, option);
+            }
+        };
     }
 
     private static IOException rethrow(Throwable t) {

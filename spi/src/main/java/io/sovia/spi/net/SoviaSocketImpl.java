@@ -20,7 +20,6 @@ import java.net.SocketImpl;
 import java.net.SocketOption;
 import java.net.SocketOptions;
 import java.net.StandardSocketOptions;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -138,7 +137,7 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
 
     /** Whether a client offered the connection just accepted into {@code impl} on an accelerated path. */
     private SessionBackend claim(InetSocketAddress remote, InetSocketAddress local, SocketImpl impl) throws IOException {
-        return listeners.claim(remote, local, () -> NioImpl.options(impl), bufferSizes, false);
+        return listeners.claim(remote, local, NioImpl.setupOptions(impl), bufferSizes, false);
     }
 
     /** SocketImpl's protected fields are read by Socket and by subclasses; keep them as the delegate's. */

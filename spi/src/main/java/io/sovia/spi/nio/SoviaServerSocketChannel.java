@@ -1,5 +1,6 @@
 package io.sovia.spi.nio;
 
+import io.sovia.spi.backend.SetupOptions;
 import io.sovia.spi.backend.ServerBackend;
 import io.sovia.spi.backend.SocketBackend;
 import io.sovia.spi.backend.SessionBackend;
@@ -139,7 +140,7 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
     /** Whether a client offered this connection on an accelerated path: then it moves there. */
     private SocketBackend claim(SocketBackend tcp) throws IOException {
         SessionBackend session = listeners.claim((InetSocketAddress) tcp.remoteAddress(),
-                (InetSocketAddress) tcp.localAddress(), () -> SessionBackend.optionsOf(tcp), backend.bufferSizes(), true);
+                (InetSocketAddress) tcp.localAddress(), SetupOptions.of(tcp), backend.bufferSizes(), true);
         if (session == null) {
             return tcp;
         }

@@ -1,5 +1,6 @@
 package io.sovia.spi.route;
 
+import io.sovia.spi.backend.SetupOptions;
 import io.sovia.spi.backend.SessionBackend;
 import io.sovia.spi.backend.Sessions;
 import io.sovia.spi.config.BufferSizes;
@@ -9,11 +10,8 @@ import io.sovia.spi.transport.Transport;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.SocketOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.Callable;
 
 /**
  * A Sovia listener's side of every transport that takes connects for it: the one claim of an accepted
@@ -62,12 +60,12 @@ public final class Listeners {
      * transport a client offered it on, or null when it is plain TCP (the caller keeps the TCP
      * connection). On a session the caller closes the TCP connection itself.
      *
-     * @param options reads the accepted TCP socket's option values, which the session keeps; called only
-     *                for a claimed connection, since reading them costs system calls
+     * @param options the accepted TCP socket's options, which the session keeps; read only for a claimed
+     *                connection (system calls), before the caller closes that socket
      * @param sizes   the buffer sizes the app set on the listener
      */
     public SessionBackend claim(InetSocketAddress remote, InetSocketAddress local,
-                                Callable<Map<SocketOption<?>, Object>> options, BufferSizes sizes,
+                                SetupOptions options, BufferSizes sizes,
                                 boolean interruptible) throws IOException {
         for (Listening l : listening) {
             Transport.Claimed claimed = l.listener().claim(remote);
@@ -79,11 +77,11 @@ public final class Listeners {
     }
 
     private static SessionBackend serve(Transport transport, Transport.Claimed claimed, InetSocketAddress remote,
-                                        InetSocketAddress local, Callable<Map<SocketOption<?>, Object>> options,
+                                        InetSocketAddress local, SetupOptions options,
                                         BufferSizes sizes, boolean interruptible) throws IOException {
         try {
             return Sessions.backend(Sessions.server(claimed.link(), sizes), transport.path(), local, remote,
-                    claimed.lifetime(), options.call(), interruptible);
+                    claimed.lifetime(), SetupOptions.snapshot(options), interruptible);
         } catch (Exception e) {
             // the client already runs on the link: closing it resets the client instead of leaving it hanging
             claimed.link().close();

@@ -1,0 +1,204 @@
+package io.sovia.shm;
+
+import io.sovia.spi.config.SoviaConfig;
+import io.sovia.spi.engine.Link;
+import io.sovia.spi.jdk.JdkNio;
+import io.sovia.spi.transport.Transport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+
+/**
+ * Both ends keep a closed connection's socket and segment for the client's next connect to the listener
+ * ({@link ShmChannelPool}, {@link ShmIdleChannels}), at the link level, through the transport's own offer, TCP
+ * connect and claim: the next connection runs on them only once both ends released the last, starts with empty
+ * rings whatever the last one left unread, and a listener that closes takes its kept connections with it.
+ */
+@Timeout(30)
+class ShmKeptConnectionTest {
+    private Path root;
+    private ShmTransport transport;
+    private ServerSocketChannel tcp;
+    private Transport.TransportListener listener;
+    private InetSocketAddress address;
+    private Path listenerSocket;
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    @BeforeEach
+    void listen() throws IOException {
+        root = Files.createTempDirectory("sovia-kept-test");
+        System.setProperty(SoviaConfig.SHM_ROOT, root.toString());
+        transport = new ShmTransport();
+        tcp = JdkNio.provider().openServerSocketChannel();
+        tcp.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        address = (InetSocketAddress) tcp.getLocalAddress();
+        listener = transport.listen(address);
+        listenerSocket = Path.of(root.toString(), "sovia-" + Files.getAttribute(root, "unix:uid"),
+                "l-" + address.getPort() + "-v" + ShmHello.VERSION + "-7f000001.sock");
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        for (AutoCloseable c : open) {
+            c.close();
+        }
+        listener.close();
+        tcp.close();
+        ShmChannelPool.KEPT.closeAll();
+        System.clearProperty(SoviaConfig.SHM_ROOT);
+        try (Stream<Path> files = Files.walk(root)) {
+            for (Path p : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    /** One connection's two ends and what lives as long as each. */
+    private record Connection(Link client, AutoCloseable clientLife, Link server, AutoCloseable serverLife) {
+        void closeClient() throws Exception {
+            client.close();
+            clientLife.close();
+        }
+
+        void closeServer() throws Exception {
+            server.close();
+            serverLife.close();
+        }
+    }
+
+    private Connection connect() throws IOException {
+        SocketChannel setup = JdkNio.provider().openSocketChannel();
+        open.add(setup);
+        setup.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        Transport.Offer offer = transport.offer((InetSocketAddress) setup.getLocalAddress(), address);
+        setup.connect(address);
+        SocketChannel accepted = tcp.accept();
+        open.add(accepted);
+        Transport.Claimed claimed = listener.claim((InetSocketAddress) accepted.getRemoteAddress());
+        assertNotNull(claimed, "the accept found the client's hello");
+        return new Connection(offer.link(), offer.established(), claimed.link(), claimed.lifetime());
+    }
+
+    @Test
+    void theNextConnectRunsOnTheLastOnesSocketAndSegmentWithEmptyRings() throws Exception {
+        Connection first = connect();
+        send(first.client(), "to server");
+        send(first.server(), "to client");
+        first.closeClient();
+        assertEquals(1, ShmChannelPool.KEPT.kept(listenerSocket));
+        first.closeServer();
+
+        Connection second = connect();
+        assertEquals(0, ShmChannelPool.KEPT.kept(listenerSocket), "the kept connection was taken");
+        assertEquals(null, receive(second.server()), "nothing the last connection left unread");
+        assertEquals(null, receive(second.client()), "nothing the last connection left unread");
+        send(second.client(), "ping");
+        assertEquals("ping", receive(second.server()));
+        send(second.server(), "pong");
+        assertEquals("pong", receive(second.client()));
+        second.closeServer();
+        second.closeClient();
+        assertEquals(1, ShmChannelPool.KEPT.kept(listenerSocket));
+    }
+
+    @Test
+    void aConnectionTheServerStillHoldsIsNotTakenAndTheNextConnectGetsItsOwn() throws Exception {
+        Connection first = connect();
+        first.closeClient();
+        Connection second = connect();
+        assertEquals(1, ShmChannelPool.KEPT.kept(listenerSocket), "still kept, not taken");
+        assertNotSame(first.server(), second.server());
+        send(second.client(), "fresh");
+        assertEquals("fresh", receive(second.server()));
+        first.closeServer();
+        second.closeClient();
+        second.closeServer();
+        assertEquals(2, ShmChannelPool.KEPT.kept(listenerSocket));
+    }
+
+    @Test
+    void aListenerThatClosesTakesItsKeptConnectionsWithIt() throws Exception {
+        Connection first = connect();
+        first.closeClient();
+        first.closeServer();
+        assertEquals(1, ShmChannelPool.KEPT.kept(listenerSocket));
+        listener.close();
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (ShmChannelPool.KEPT.kept(listenerSocket) > 0 && System.nanoTime() - deadline < 0) {
+            Thread.sleep(1);
+        }
+        assertEquals(0, ShmChannelPool.KEPT.kept(listenerSocket), "the doorbell agent saw the server close its end");
+    }
+
+    @Test
+    void keptConnectionsExpire() throws Exception {
+        Connection c = connect();
+        c.closeClient();
+        c.closeServer();
+        ShmChannelPool.KEPT.sweep(System.nanoTime());
+        assertEquals(1, ShmChannelPool.KEPT.kept(listenerSocket), "kept for a while");
+        ShmChannelPool.KEPT.sweep(System.nanoTime() + SoviaConfig.shmKeepNanos());
+        assertEquals(0, ShmChannelPool.KEPT.kept(listenerSocket), "let go after sovia.shm.keep.millis");
+    }
+
+    @Test
+    void doorbellBytesAheadOfAKeptConnectionsHelloAreSkipped() throws IOException {
+        InetSocketAddress client = new InetSocketAddress(InetAddress.getLoopbackAddress(), 40123);
+        Path socket = root.resolve("hello.sock");
+        try (ServerSocketChannel server = JdkNio.provider().openServerSocketChannel(StandardProtocolFamily.UNIX)) {
+            server.bind(UnixDomainSocketAddress.of(socket));
+            try (SocketChannel c = JdkNio.provider().openSocketChannel(StandardProtocolFamily.UNIX)) {
+                c.connect(UnixDomainSocketAddress.of(socket));
+                try (SocketChannel s = server.accept()) {
+                    s.configureBlocking(false);
+                    c.write(ByteBuffer.wrap(new byte[40]).put(0, new byte[] {1, 2, 1}).limit(3));
+                    PartialHello partial = new PartialHello();
+                    partial.read(s);
+                    assertEquals(null, partial.hello());
+                    new ShmHello(client, true).writeTo(c);
+                    partial.read(s);
+                    assertEquals(new ShmHello(client, true), partial.hello());
+                }
+            }
+        }
+    }
+
+    private static void send(Link link, String text) {
+        byte[] bytes = text.getBytes();
+        int offset = link.claim(bytes.length);
+        link.sendBuffer().put(offset, bytes);
+        link.commit(offset);
+    }
+
+    /** The first frame waiting, or null. */
+    private static String receive(Link link) {
+        String[] got = {null};
+        link.poll((buffer, offset, length) -> {
+            byte[] b = new byte[length];
+            buffer.get(offset, b);
+            got[0] = new String(b);
+            return true;
+        }, 1);
+        return got[0];
+    }
+}
