@@ -52,7 +52,8 @@ record Verdict(String path, String why) {
             return reason + ": native calls do not load, so shared memory is off";
         }
         return reason + ": no JVM under the agent listens on port " + to.getPort() + " with shared memory"
-                + (owners.isEmpty() ? " (nothing in " + directory() + ")" : owners + ", but no listener socket for it");
+                + (owners.isEmpty() ? " (no listener socket for it in " + directory() + ")"
+                : owners + ", but no listener socket for it");
     }
 
     /** The live listeners on {@code port}, as {@code " (pid 123 listens at 0.0.0.0:5000 offering shm)"}. */
