@@ -5,6 +5,7 @@ import io.sovia.spi.engine.Session;
 import io.sovia.spi.engine.SessionService;
 import io.sovia.spi.engine.SpinThenSleep;
 import io.sovia.spi.engine.VirtualThreads;
+import io.sovia.spi.ops.LiveRegistry;
 import io.sovia.spi.transport.PathKind;
 
 import java.nio.channels.Selector;
@@ -52,6 +53,8 @@ public final class SessionBackend implements SocketBackend {
     private final BooleanSupplier readable;
     private final BooleanSupplier writable;
     private final BooleanSupplier closedCheck = this::isClosed;
+    /** This connection in the JVM's live listing ({@code sovia ss}, MBeans), from here until the link is released. */
+    private final LiveRegistry.Connection live;
     private volatile boolean blocking = true;
     private volatile boolean closed;
     private volatile boolean oobInline;
@@ -76,6 +79,7 @@ public final class SessionBackend implements SocketBackend {
         this.writable = session::isWritable;
         session.setNoDelay(Boolean.TRUE.equals(option(StandardSocketOptions.TCP_NODELAY)));
         SessionService.get().register(session);
+        live = LiveRegistry.opened(path, local, remote, session);
     }
 
     public Session session() {
@@ -394,6 +398,7 @@ public final class SessionBackend implements SocketBackend {
             return;
         }
         closed = true;
+        live.appClosed();
         int linger = option(StandardSocketOptions.SO_LINGER) instanceof Integer seconds ? seconds : -1;
         if (linger == 0) {
             session.abort();
@@ -423,6 +428,7 @@ public final class SessionBackend implements SocketBackend {
 
     private void release() {
         session.closeLink();
+        live.released();
         SessionService.get().released(session);
         if (setup != null) {
             try {

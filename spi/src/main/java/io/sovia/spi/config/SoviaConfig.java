@@ -104,6 +104,15 @@ import java.util.Locale;
  *       for the next connect before its socket closes and its memory is freed</td></tr>
  *   <tr><td>{@code sovia.shm.root}</td><td>{@code /dev/shm}</td><td>where the per-user directory
  *       {@code sovia-<uid>} lives</td></tr>
+ *   <tr><td>{@code sovia.live.millis}</td><td>{@code 1000}</td><td>how often a JVM with Sovia listeners or
+ *       connections rewrites its entry for {@code sovia ss} ({@code ss-<pid>.tsv} in the per-user directory, only
+ *       when something changed; removed at exit). A listing is at most this old; {@code 0} publishes nothing, and
+ *       {@code ss} and {@code doctor} then do not see this JVM</td></tr>
+ *   <tr><td>{@code sovia.jmx}</td><td>{@code true}</td><td>registers the MBeans under {@code io.sovia} (per path,
+ *       fallbacks, engine) once the JVM has an MBean server (a JMX client such as jconsole that attaches creates
+ *       it, as does an app that uses JMX), looked for every second once the JVM uses a Sovia socket. Creating the
+ *       platform MBean server costs about 0.2 s of CPU and starts java.util.logging, so Sovia never creates it.
+ *       {@code false} registers none</td></tr>
  *   <tr><td>{@code sovia.hosts}</td><td>(unset)</td><td>the host table of the raw Ethernet path: a file with one
  *       line per cluster host, {@code IP MAC [INTERFACE]}, {@code #} comments, the same file on every host. Unset,
  *       the eth path is off; connects to hosts not listed use TCP</td></tr>
@@ -279,6 +288,16 @@ public final class SoviaConfig {
                 Long.getLong(PREFIX + "rto.max.micros", 500_000) * 1000,
                 Long.getLong(PREFIX + "rto.initial.micros", 20_000) * 1000,
                 Integer.getInteger(PREFIX + "retransmits", 130));
+    }
+
+    /** How often the live entry is rewritten, in milliseconds; 0 when none is published ({@code sovia.live.millis}). */
+    public static long liveMillis() {
+        return Math.max(0, Long.getLong(PREFIX + "live.millis", 1000));
+    }
+
+    /** Whether the {@code io.sovia} MBeans are registered ({@code sovia.jmx}). */
+    public static boolean jmx() {
+        return !"false".equalsIgnoreCase(System.getProperty(PREFIX + "jmx", "true").trim());
     }
 
     /** The host table file of the eth path, or null when none is set. */

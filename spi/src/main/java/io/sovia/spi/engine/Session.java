@@ -346,6 +346,11 @@ public final class Session {
         }
     }
 
+    /** What the connection is doing now, without taking its lock: for listings, a moment old at worst. */
+    public SessionActivity activity() {
+        return machine.activity();
+    }
+
     /** Whether the handshake completed. */
     public boolean isEstablished() {
         lock.lock();

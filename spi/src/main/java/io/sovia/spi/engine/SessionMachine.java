@@ -2,6 +2,7 @@ package io.sovia.spi.engine;
 
 import io.sovia.spi.config.SoviaLog;
 import io.sovia.spi.config.SessionConfig;
+import io.sovia.spi.jfr.SoviaEvents;
 
 import java.io.IOException;
 import java.net.SocketException;
@@ -311,6 +312,31 @@ final class SessionMachine {
 
     boolean isEstablished() {
         return state == ESTABLISHED;
+    }
+
+    /**
+     * What the connection is doing, read without the session's lock so that a look from another thread never
+     * delays the data path: the values may be a moment old, which is all a listing needs.
+     */
+    SessionActivity activity() {
+        return new SessionActivity(stateName(), sender.bytesFramed(), receiver.bytesConsumed(), sender.bytesUnsent(),
+                receiver.size());
+    }
+
+    /** The state in the words of TCP's, as {@code ss} shows them. */
+    private String stateName() {
+        if (failure != null) {
+            return "reset";
+        }
+        if (state != ESTABLISHED) {
+            return state == SYN_SENT ? "syn-sent" : "syn-recv";
+        }
+        boolean outEnded = outState != OUT_OPEN;
+        boolean inEnded = inState == IN_FIN_RECEIVED;
+        if (outEnded) {
+            return inEnded ? "closing" : "fin-wait";
+        }
+        return inEnded ? "close-wait" : "established";
     }
 
     long nextDeadline() {
@@ -630,6 +656,7 @@ final class SessionMachine {
         if (failure == null) {
             failure = e;
             EngineCounters.RESETS.increment();
+            SoviaEvents.reset(e.getMessage());
             if (dropReceived) {
                 receiver.clear();
             }

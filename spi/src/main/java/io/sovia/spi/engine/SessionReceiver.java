@@ -208,6 +208,11 @@ final class SessionReceiver {
         return received.size();
     }
 
+    /** Data bytes the app consumed so far; read unlocked, for display only ({@link SessionMachine#activity()}). */
+    long bytesConsumed() {
+        return consumed;
+    }
+
     boolean isEmpty() {
         return received.isEmpty();
     }

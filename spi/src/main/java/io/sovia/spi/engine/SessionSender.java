@@ -101,6 +101,16 @@ final class SessionSender {
         return unsent.free() > 0;
     }
 
+    /** Data bytes framed so far; read unlocked, for display only ({@link SessionMachine#activity()}). */
+    long bytesFramed() {
+        return sent;
+    }
+
+    /** Bytes written and not yet framed: the send queue. Unlocked, for display only. */
+    int bytesUnsent() {
+        return unsent.size();
+    }
+
     boolean hasUnsent() {
         return !unsent.isEmpty();
     }

@@ -5,6 +5,7 @@ import io.sovia.spi.backend.SessionBackend;
 import io.sovia.spi.backend.Sessions;
 import io.sovia.spi.config.BufferSizes;
 import io.sovia.spi.config.SoviaLog;
+import io.sovia.spi.ops.LiveRegistry;
 import io.sovia.spi.transport.Transport;
 
 import java.io.IOException;
@@ -20,15 +21,18 @@ import java.util.List;
  */
 public final class Listeners {
     /** A listener that takes no accelerated connects. */
-    public static final Listeners NONE = new Listeners(List.of());
+    public static final Listeners NONE = new Listeners(List.of(), null);
 
     private record Listening(Transport transport, Transport.TransportListener listener) {
     }
 
     private final List<Listening> listening;
+    /** This listener in the JVM's live listing; null for {@link #NONE}. */
+    private final LiveRegistry.Listener live;
 
-    private Listeners(List<Listening> listening) {
+    private Listeners(List<Listening> listening, LiveRegistry.Listener live) {
         this.listening = listening;
+        this.live = live;
     }
 
     /** A listener is bound at {@code bound}: its side of each transport; a failing transport is left out. */
@@ -44,7 +48,11 @@ public final class Listeners {
                 SoviaLog.warn("listener at " + bound + " takes no " + t.path().key() + " connects", e);
             }
         }
-        return list.isEmpty() ? NONE : new Listeners(List.copyOf(list));
+        if (list.isEmpty()) {
+            return NONE;
+        }
+        return new Listeners(List.copyOf(list),
+                LiveRegistry.listening(bound, list.stream().map(l -> l.transport().path()).toList()));
     }
 
     /**
@@ -87,6 +95,9 @@ public final class Listeners {
     public void close() {
         for (Listening l : listening) {
             l.listener().close();
+        }
+        if (live != null) {
+            live.closed();
         }
     }
 }

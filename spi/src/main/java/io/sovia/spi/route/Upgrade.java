@@ -5,6 +5,7 @@ import io.sovia.spi.backend.SetupSocket;
 import io.sovia.spi.backend.Sessions;
 import io.sovia.spi.config.SoviaLog;
 import io.sovia.spi.engine.Session;
+import io.sovia.spi.ops.LiveRegistry;
 import io.sovia.spi.stats.SoviaStats;
 import io.sovia.spi.transport.LocalAddresses;
 import io.sovia.spi.transport.Transport;
@@ -104,6 +105,7 @@ public final class Upgrade {
         SoviaStats.connection(route.path());
         if (route.reason() != null) {
             SoviaStats.fallback(route.reason());
+            LiveRegistry.fellBack(route.reason(), setup.remoteAddress());
         }
         if (offer == null) {
             return null;

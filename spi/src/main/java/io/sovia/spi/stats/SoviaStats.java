@@ -89,6 +89,23 @@ public final class SoviaStats {
         return CONNECTIONS[path.ordinal()].sum();
     }
 
+    /** Bytes sent so far on {@code path}. */
+    public static long bytesSent(PathKind path) {
+        return BYTES_SENT[path.ordinal()].sum();
+    }
+
+    /** Bytes received so far on {@code path}. */
+    public static long bytesReceived(PathKind path) {
+        return BYTES_RECEIVED[path.ordinal()].sum();
+    }
+
+    /** Connects that went to TCP so far, by reason. */
+    public static Map<String, Long> fallbacks() {
+        Map<String, Long> counts = new TreeMap<>();
+        FALLBACKS.forEach((reason, n) -> counts.put(reason, n.sum()));
+        return counts;
+    }
+
     /** The counters as one JSON object (see the README for the fields). */
     public static String toJson() {
         StringBuilder sb = new StringBuilder(256).append('{');
@@ -120,7 +137,8 @@ public final class SoviaStats {
         return sb.append('}');
     }
 
-    private static String escape(String s) {
+    /** {@code s} as the inside of a JSON string. */
+    public static String escape(String s) {
         StringBuilder sb = new StringBuilder(s.length());
         for (char c : s.toCharArray()) {
             if (c == '"' || c == '\\') {
