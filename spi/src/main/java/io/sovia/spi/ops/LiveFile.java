@@ -133,8 +133,29 @@ public final class LiveFile {
      */
     public static List<LiveEntry> read(Path dir, Long pid) throws IOException {
         List<LiveEntry> entries = new ArrayList<>();
+        forEachLive(dir, (owner, file) -> {
+            if (pid == null || owner == pid) {
+                parse(owner, file, entries);
+            }
+        });
+        entries.sort(Comparator.comparingLong(LiveEntry::pid));
+        return entries;
+    }
+
+    /** Removes the files of processes that are gone. A missing directory has none. */
+    public static void removeStale(Path dir) throws IOException {
+        forEachLive(dir, (owner, file) -> { });
+    }
+
+    /** What {@link #forEachLive} hands each file of a live process. */
+    private interface LiveFileAction {
+        void accept(long pid, Path file) throws IOException;
+    }
+
+    /** Runs {@code action} on each file of a live process; removes the files of processes that are gone. */
+    private static void forEachLive(Path dir, LiveFileAction action) throws IOException {
         if (!Files.isDirectory(dir)) {
-            return entries;
+            return;
         }
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, PREFIX + "*" + SUFFIX)) {
             for (Path file : files) {
@@ -145,18 +166,13 @@ public final class LiveFile {
                 } catch (NumberFormatException notOurs) {
                     continue;
                 }
-                if (pid != null && owner != pid) {
-                    continue;
-                }
                 if (!writtenByLiveProcess(owner, file)) {
                     Files.deleteIfExists(file);
                     continue;
                 }
-                parse(owner, file, entries);
+                action.accept(owner, file);
             }
         }
-        entries.sort(Comparator.comparingLong(LiveEntry::pid));
-        return entries;
     }
 
     /**

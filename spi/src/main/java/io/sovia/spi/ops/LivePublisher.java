@@ -29,6 +29,8 @@ final class LivePublisher implements Agent {
     private final long intervalMillis;
     /** The text last written; empty while no file is there. Owned by the agent's thread. */
     private String written = "";
+    /** Whether the files of JVMs that died without removing theirs (killed) were removed. Owned by the agent's thread. */
+    private boolean staleRemoved;
     /** Whether the MBeans still wait for an MBean server. Owned by the agent's thread. */
     private boolean beansPending = SoviaConfig.jmx() && ModuleLayer.boot().findModule("java.management").isPresent();
 
@@ -71,9 +73,25 @@ final class LivePublisher implements Agent {
             SoviaMBeans.register();
         }
         if (intervalMillis > 0) {
+            if (!staleRemoved) {
+                staleRemoved = true;
+                removeStale();
+            }
             publish();
         }
         return 0;
+    }
+
+    /**
+     * Removes what killed JVMs left in the directory, once per JVM, as the shm path removes their listener sockets:
+     * files in /dev/shm outlive their processes, and a host where nobody runs {@code sovia ss} would keep them.
+     */
+    private void removeStale() {
+        try {
+            LiveFile.removeStale(dir);
+        } catch (IOException | RuntimeException e) {
+            SoviaLog.warnCounted("live-stale", "cannot remove the live files of JVMs that are gone", e);
+        }
     }
 
     private void publish() {

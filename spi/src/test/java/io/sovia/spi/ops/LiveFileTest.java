@@ -61,6 +61,17 @@ class LiveFileTest {
     }
 
     @Test
+    void removesTheFilesKilledProcessesLeftAndKeepsTheLiving() throws IOException {
+        Path dir = ownDirectory();
+        LiveFile.write(dir, SELF, LiveFile.HEADER);
+        LiveFile.write(dir, deadPid(), LiveFile.HEADER);
+        LiveFile.removeStale(dir);
+        assertTrue(Files.exists(LiveFile.of(dir, SELF)), "a live process's file went");
+        assertFalse(Files.exists(LiveFile.of(dir, deadPid())), "a dead process's file stays");
+        LiveFile.removeStale(root.resolve("missing"));
+    }
+
+    @Test
     void refusesToWriteIntoADirectoryOthersMayRead() throws IOException {
         Path open = Files.createDirectory(root.resolve("sovia-open"),
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
