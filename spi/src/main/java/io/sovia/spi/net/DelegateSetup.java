@@ -18,6 +18,11 @@ import java.net.SocketOptions;
 final class DelegateSetup implements SetupSocket {
     private final java.net.SocketImpl delegate;
     private final BufferSizes bufferSizes;
+    /**
+     * The specific address {@link #bind} bound to, or null: the local address cannot change then, so it is not asked
+     * of the kernel again (two {@code getsockname} each time). Owned by the connecting thread.
+     */
+    private InetAddress bound;
 
     DelegateSetup(java.net.SocketImpl delegate, BufferSizes bufferSizes) {
         this.delegate = delegate;
@@ -31,7 +36,11 @@ final class DelegateSetup implements SetupSocket {
 
     @Override
     public SocketAddress localAddress() throws IOException {
-        return NioImpl.localPort(delegate) <= 0 ? null : localAddressOf(delegate);
+        int port = NioImpl.localPort(delegate);
+        if (port <= 0) {
+            return null;
+        }
+        return bound != null ? new InetSocketAddress(bound, port) : localAddressOf(delegate);
     }
 
     /** The bound address of a JDK impl: after a connect, the one the kernel chose. */
@@ -44,6 +53,7 @@ final class DelegateSetup implements SetupSocket {
     public void bind(SocketAddress local) throws IOException {
         InetSocketAddress a = (InetSocketAddress) local;
         NioImpl.bind(delegate, a.getAddress(), a.getPort());
+        bound = a.getAddress().isAnyLocalAddress() ? null : a.getAddress();
     }
 
     @Override
