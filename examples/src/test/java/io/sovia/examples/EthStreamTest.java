@@ -29,14 +29,17 @@ class EthStreamTest {
         }
     }
 
-    /** 5% of the frames each dropped, duplicated and reordered, 1% damaged (a token, a port or a length). */
+    /**
+     * 5% of the frames each dropped, duplicated and reordered, 1% damaged (a token, a port or a length). 25 s here
+     * (40 MiB/s each way); before ACKs told which frames past a gap arrived, 150-490 s, which the bound now fails.
+     */
     @Test
-    @Timeout(900)
+    @Timeout(420)
     void gibibyteEachWayThroughALossyBridge() throws Exception {
         try (EthNamespaces hosts = EthNamespaces.bridged(dir, "svlossy")) {
             hosts.startBridge("--seed", "42", "--drop", "5", "--dup", "5", "--reorder", "5", "--corrupt", "1",
                     "--only-ethertype", "0x88B5");
-            SoviaStats[] stats = duplex(hosts, "lossy", GIB, Duration.ofSeconds(840));
+            SoviaStats[] stats = duplex(hosts, "lossy", GIB, Duration.ofSeconds(360));
             String counters = hosts.stopBridge();
             System.out.println("bridge: " + counters);
             for (SoviaStats s : stats) {

@@ -25,13 +25,23 @@ import java.nio.ByteOrder;
  * |     window edge: the receiver of this frame may send data     | 24
  * |          up to this absolute byte offset of the stream        |
  * +---------------------------------------------------------------+
- * |   payload: data (DATA) or the sender's token (SYN, SYN_ACK)   | 32
+ * |   payload: data (DATA), the sender's token (SYN, SYN_ACK),    | 32
+ * |   or which frames past a gap the sender holds (ACK with GAP)  |
  * </pre>
  * Little endian. Every frame carries ack and window edge, so acknowledgements ride on data.
+ *
+ * <p>The payload of an ACK flagged {@link #FLAG_GAP} (lossy links) is a bitmap, TCP's SACK as one bit per frame:
+ * bit i (byte i / 8, bit i % 8 counting from the least significant) is set when the sender of the ACK holds frame
+ * {@code ack + 1 + i}. It spans the receiver's window, at most {@value #SACK_MAX_BITS} frames.
+ * <pre>
+ *   ack = n     byte 0: bit 0 = frame n+1, bit 1 = frame n+2, ... bit 7 = frame n+8;  byte 1: frames n+9..n+16 ...
+ * </pre>
  */
 public final class FrameFlyweight {
     /** Bytes before the payload. */
     public static final int HEADER_LENGTH = 32;
+    /** The most frames past a gap an ACK's bitmap tells of: 128 bytes, which fits the smallest frame. */
+    public static final int SACK_MAX_BITS = 1024;
 
     /** Opens a connection; payload: the opener's token. */
     public static final byte SYN = 1;
@@ -146,6 +156,11 @@ public final class FrameFlyweight {
     /** Whether a frame of this type takes a sequence number and must be delivered reliably. */
     public static boolean isSequenced(byte type) {
         return type == SYN || type == SYN_ACK || type == DATA || type == FIN;
+    }
+
+    /** Whether an ACK's bitmap of {@code length} bytes at {@code at} says frame {@code ack + 1 + i} is held. */
+    public static boolean sackHolds(ByteBuffer buffer, int at, int length, int i) {
+        return i < length * 8 && (buffer.get(at + (i >>> 3)) & (1 << (i & 7))) != 0;
     }
 
     /** A readable name for logs and test failures. */

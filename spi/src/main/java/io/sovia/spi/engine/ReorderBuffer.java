@@ -66,6 +66,26 @@ final class ReorderBuffer {
         return slot * slotLength;
     }
 
+    /** Bytes of the bitmap an ACK carries while frames beyond a gap are kept ({@link FrameFlyweight}). */
+    int sackLength() {
+        return (Math.min(slots - 1, FrameFlyweight.SACK_MAX_BITS) + 7) / 8;
+    }
+
+    /** Writes {@code length} bytes of the bitmap of the frames kept past {@code rcvNxt} at {@code at}. */
+    void writeSack(int rcvNxt, ByteBuffer dst, int at, int length) {
+        for (int b = 0; b < length; b++) {
+            int bits = 0;
+            for (int i = 0; i < 8; i++) {
+                int seq = rcvNxt + 1 + b * 8 + i;
+                int slot = Math.floorMod(seq, slots);
+                if (frames != null && seq - rcvNxt < slots && lengths[slot] != 0 && seqs[slot] == seq) {
+                    bits |= 1 << i;
+                }
+            }
+            dst.put(at + b, (byte) bits);
+        }
+    }
+
     /** Whether frames beyond a gap are kept. */
     boolean hasGap() {
         return count > 0;

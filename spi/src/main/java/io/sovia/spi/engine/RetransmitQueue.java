@@ -84,6 +84,11 @@ final class RetransmitQueue {
         count++;
     }
 
+    /** The i-th oldest frame's sequence number. */
+    int seq(int i) {
+        return seqs[(first + i) % slots];
+    }
+
     /** Whether the i-th oldest frame was sent more than once. */
     boolean wasResent(int i) {
         return retransmitted[(first + i) % slots];

@@ -109,6 +109,33 @@ final class Retransmitter {
         resendOldest(now);
     }
 
+    /**
+     * The peer's SACK ({@link FrameFlyweight}): it holds the frames its bitmap of {@code length} bytes at {@code at}
+     * marks past {@code ack}. Every frame it lacks below the newest it holds was overtaken, so each is sent again,
+     * at most once a round trip. Told one gap at a time, a window that lost several frames (at 5% loss, a dozen of
+     * 256) took a round trip per loss: a gibibyte through a lossy bridge ran at 3-13 MiB/s.
+     */
+    void onSack(int ack, ByteBuffer bits, int at, int length, long now) {
+        if (queue.isEmpty() || queue.seq(0) != ack) {
+            return;
+        }
+        int newest = -1;
+        for (int i = Math.min(length * 8, queue.size() - 1) - 1; i >= 0; i--) {
+            if (FrameFlyweight.sackHolds(bits, at, length, i)) {
+                newest = i;
+                break;
+            }
+        }
+        long guard = srtt > 0 ? srtt : rto;
+        // frame i of the queue is ack + i: bit i - 1
+        for (int i = 0; i <= newest; i++) {
+            if ((i == 0 || !FrameFlyweight.sackHolds(bits, at, length, i - 1))
+                    && (!queue.wasResent(i) || now - queue.sentAt(i) > guard)) {
+                resend(i, now);
+            }
+        }
+    }
+
     private void resendOldest(long now) {
         resend(0, now);
     }

@@ -101,7 +101,7 @@ final class SessionMachine {
         this.retransmitter = link.isReliable() ? null : new Retransmitter(this, config, link.maxFrameLength());
         this.reorder = link.isReliable() ? null : new ReorderBuffer(config.windowFrames(), link.maxFrameLength());
         this.receiver = new SessionReceiver(config, clock, timerSet, retransmitter != null);
-        this.sender = new SessionSender(link, config, clock, receiver, retransmitter, waiters, timerSet,
+        this.sender = new SessionSender(link, config, clock, receiver, retransmitter, reorder, waiters, timerSet,
                 creditWaker, RANDOM.nextInt());
     }
 
@@ -457,6 +457,9 @@ final class SessionMachine {
         }
         if (type != SYN && !early) { // early data acknowledges nothing yet
             sender.onAck(f.ack(), f.window(), retransmitter != null && (f.flags() & FLAG_GAP) != 0);
+            if (type == ACK && (f.flags() & FLAG_GAP) != 0 && f.payloadLength() > 0) {
+                sender.onSack(f.ack(), buffer, offset + HEADER_LENGTH, f.payloadLength());
+            }
             if (outState == OUT_FIN_SENT && retransmitter != null && sender.finAcknowledged()) {
                 outState = OUT_FIN_ACKED;
             }

@@ -26,6 +26,8 @@ final class SessionSender {
     private final SessionReceiver receiver;
     /** Null on a reliable link. */
     private final Retransmitter retransmitter;
+    /** The receiver's frames past a gap, which ACKs tell of; null on a reliable link. */
+    private final ReorderBuffer reorder;
     private final SessionWaiters waiters;
     /** Tells the session a timer was set (nagle, or a frame kept for retransmission). */
     private final Runnable timerSet;
@@ -64,13 +66,14 @@ final class SessionSender {
     private final CreditProbe creditProbe;
 
     SessionSender(Link link, SessionConfig config, LongSupplier clock, SessionReceiver receiver,
-                  Retransmitter retransmitter, SessionWaiters waiters, Runnable timerSet, Runnable creditWaker,
-                  int initialSeq) {
+                  Retransmitter retransmitter, ReorderBuffer reorder, SessionWaiters waiters, Runnable timerSet,
+                  Runnable creditWaker, int initialSeq) {
         this.link = link;
         this.config = config;
         this.clock = clock;
         this.receiver = receiver;
         this.retransmitter = retransmitter;
+        this.reorder = reorder;
         this.waiters = waiters;
         this.timerSet = timerSet;
         this.creditWaker = creditWaker;
@@ -167,6 +170,13 @@ final class SessionSender {
             retransmitter.onGap(clock.getAsLong());
         }
         widenWindow(window);
+    }
+
+    /** The peer's ACK told which frames past its gap at {@code ack} it holds: a bitmap of {@code length} bytes. */
+    void onSack(int ack, ByteBuffer bits, int at, int length) {
+        if (ack == peerAck && retransmitter != null) {
+            retransmitter.onSack(ack, bits, at, length, clock.getAsLong());
+        }
     }
 
     void widenWindow(long window) {
@@ -360,10 +370,19 @@ final class SessionSender {
         nagleDeadline = 0;
     }
 
+    /** Sends an ACK; past a gap it tells which frames are held, or only where the gap is if the link lacks room. */
     void sendAck(byte flags) {
-        int offset = claim(0);
+        int sack = reorder != null && reorder.hasGap() ? Math.min(reorder.sackLength(), maxPayload) : 0;
+        int offset = claim(sack);
+        if (offset < 0 && sack > 0) {
+            sack = 0;
+            offset = claim(0);
+        }
         if (offset >= 0) {
-            commit(offset, ACK, flags, 0);
+            if (sack > 0) {
+                reorder.writeSack(receiver.rcvNxt(), link.sendBuffer(), offset + HEADER_LENGTH, sack);
+            }
+            commit(offset, ACK, flags, sack);
         }
     }
 

@@ -127,7 +127,10 @@ final class SimLink implements Link {
         FrameFlyweight f = frame.wrap(sendBuffer, 0);
         byte type = f.type();
         int payload = f.payloadLength();
-        int expected = type == FrameFlyweight.SYN || type == FrameFlyweight.SYN_ACK ? 8 : type == FrameFlyweight.DATA ? -1 : 0;
+        boolean sack = type == FrameFlyweight.ACK && (f.flags() & FrameFlyweight.FLAG_GAP) != 0 && payload > 0
+                && payload <= FrameFlyweight.SACK_MAX_BITS / 8;
+        int expected = type == FrameFlyweight.SYN || type == FrameFlyweight.SYN_ACK ? 8
+                : type == FrameFlyweight.DATA || sack ? -1 : 0;
         if (type < FrameFlyweight.SYN || type > FrameFlyweight.RST || payload != length - FrameFlyweight.HEADER_LENGTH
                 || (expected >= 0 ? payload != expected : payload <= 0) || sendBuffer.getShort(2) != 0) {
             throw new AssertionError(name + ": malformed frame committed: type " + FrameFlyweight.typeName(type)
