@@ -13,8 +13,10 @@
 #            the ring floor: ringpong (C, two busy-polled TPACKET_V2 rings, no JVM, no protocol) with frames as
 #            long as the eth path's for the same ping: payload + 72 bytes of headers (14 Ethernet, 26 Sovia,
 #            32 engine frame; TCP/IPv4 with timestamps would be 66), i.e. 136 and 1096 bytes on the wire
-#   streams  MTU 1500: one-way throughput, StreamApp direct 64 KiB writes for SECONDS_PER_RUN
-#   jumbo    MTU 9000: the same stream
+#   streams  MTU 1500: one-way throughput, StreamApp direct 64 KiB writes for SECONDS_PER_RUN, and the raw floor:
+#            ringpong blast (MTU-sized frames, 32 per sendmmsg) into ringpong sink (a busy-polled TPACKET_V2 ring),
+#            no protocol, no flow control, what the sink received (whole frames)
+#   jumbo    MTU 9000: the same stream and floor
 # Targets (a missed one is reported, not an error): round trips TCP/eth >= 2x and eth/floor <= 2x; streams at
 # MTU 1500 >= 1.4 GB/s (1.4e9 B/s = 1335 MiB/s) over eth, at MTU 9000 eth/TCP >= 1x.
 # PingPongApp's rtt_us is a mean; the floor is ringpong's median (p50), which one stall cannot lift as it can the
@@ -102,7 +104,7 @@ else
   say "warning: no dependency classpath (mvn dependency:build-classpath failed); PingPongApp and StreamApp need none"
 fi
 RINGPONG=
-if [[ " $SECTIONS " == *" rtt "* ]]; then
+if true; then
   rc=0
   eth-transport/scripts/build-native.sh "$OUT/native" 2>"$OUT/native.log" || rc=$?
   if ((rc == 0)); then
@@ -316,6 +318,23 @@ stream() {
     "$value"
 }
 
+# stream_floor: ringpong blast from host a (cpu0) into ringpong sink in host b (cpu1) for RUN_SECONDS
+stream_floor() {
+  local tag=floor-$MTU value
+  serve "$tag" $((RUN_SECONDS + 30)) '^ready' "stream floor (MTU $MTU)" "$RINGPONG" sink svb || return 0
+  local sink=$SERVER
+  run "$OUT/$tag.client" $((RUN_SECONDS + 30)) a 0 "$RINGPONG" blast sva "$PEER_MAC" --seconds "$RUN_SECONDS" \
+    --batch 32 || fail "stream floor (MTU $MTU): blast failed" "$OUT/$tag.client.err"
+  sleep 0.3
+  stop "$sink"
+  value=$(sed -n 's/^mib_s=\([^ ]*\).*/\1/p' "$OUT/$tag.server.out")
+  [[ -n $value ]] || { fail "stream floor (MTU $MTU): no figure" "$OUT/$tag.server.err"; return 0; }
+  R[floor,$MTU]=$value
+  record streams raw-floor 65536 reference "$value" MiB/s
+  printf 'streams mtu %-5s %-10s         %10s MiB/s  (%s)\n' "$MTU" "raw floor" "$value" \
+    "$(sed -n 's/^mib_s=[^ ]* //p' "$OUT/$tag.server.out")"
+}
+
 # others WHEN: warns of JVMs that are not this script's (there are none of ours before or after the runs)
 others() {
   local n
@@ -335,12 +354,14 @@ if [[ " $SECTIONS " == *" rtt "* || " $SECTIONS " == *" streams "* ]]; then
     done
   fi
   if [[ " $SECTIONS " == *" streams "* ]]; then
+    [[ -n $RINGPONG ]] && stream_floor
     stream no
     stream yes
   fi
 fi
 if [[ " $SECTIONS " == *" jumbo "* ]]; then
   up 9000
+  [[ -n $RINGPONG ]] && stream_floor
   stream no
   stream yes
 fi
@@ -383,7 +404,7 @@ if [[ " $SECTIONS " == *" rtt "* ]]; then
 fi
 if [[ " $SECTIONS " == *" streams "* || " $SECTIONS " == *" jumbo "* ]]; then
   echo "Streams, StreamApp direct 64 KiB writes, ${RUN_SECONDS} s (MiB/s)"
-  printf '%6s %10s %10s %8s   %s\n' MTU "JDK TCP" "Sovia eth" eth/TCP target
+  printf '%6s %10s %10s %10s %8s %10s   %s\n' MTU "JDK TCP" "Sovia eth" "raw floor" eth/TCP eth/floor target
   for mtu in 1500 9000; do
     if [[ $mtu == 1500 && " $SECTIONS " != *" streams "* ]] || [[ $mtu == 9000 && " $SECTIONS " != *" jumbo "* ]]; then
       continue
@@ -395,8 +416,12 @@ if [[ " $SECTIONS " == *" streams "* || " $SECTIONS " == *" jumbo "* ]]; then
     else
       target="eth/TCP >= 1x: $(verdict "$a" '>=' 1)"
     fi
-    printf '%6s %10s %10s %8s   %s\n' "$mtu" "$(v "stream,$mtu,no")" "$(v "stream,$mtu,yes")" "${a}x" "$target"
+    b=$(ratio "$(v "stream,$mtu,yes")" "$(v "floor,$mtu")")
+    printf '%6s %10s %10s %10s %8s %10s   %s\n' "$mtu" "$(v "stream,$mtu,no")" "$(v "stream,$mtu,yes")" \
+      "$(v "floor,$mtu")" "${a}x" "${b}x" "$target"
   done
+  echo "  raw floor: MTU-sized raw frames, 32 per sendmmsg, into a busy-polled packet ring: what the kernel and this"
+  echo "  veth pair carry one way with no protocol, no copy into an app and no flow control"
   echo
 fi
 echo "CSV: $CSV"

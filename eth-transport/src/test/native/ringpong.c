@@ -6,6 +6,15 @@
  *   ringpong server IFNAME                                   echo every 0x88B5 frame back to its source MAC
  *   ringpong client IFNAME PEER_MAC [--count N] [--size S]   N timed pings (default 100000) of S-byte frames
  *                                                            (default 64, 14-byte header included, FCS not)
+ *   ringpong sink IFNAME                                     count every 0x88B5 frame from another MAC
+ *   ringpong blast IFNAME PEER_MAC [--size S] [--seconds T] [--batch B]
+ *                                                            send S-byte frames (default: the MTU's) for T
+ *                                                            seconds (default 3), B per sendmmsg (default 32)
+ *
+ * sink and blast measure the floor of one-way streaming: raw frames with no protocol, no copy into an app's
+ * buffer and no flow control, as fast as the kernel takes them. blast prints "sent_mib_s=.. frames=..", sink,
+ * when it ends, "mib_s=.. frames=.. drops=.." over the time from its first frame to its last, and the frames the
+ * kernel dropped because its ring was full (PACKET_STATISTICS); MiB/s count whole frames, header included.
  *
  * The client first sends N/10 untimed warm-up pings, then prints one line:
  *   rtt_us_mean=.. p50=.. p99=.. min=.. max=.. n=.. size=.. lost=..
@@ -146,6 +155,75 @@ static int server(const char *ifname) {
     return 0;
 }
 
+static int sink(const char *ifname) {
+    struct ring r;
+    ring_open(&r, ifname);
+    printf("ready\n");
+    fflush(stdout);
+    unsigned long long frames = 0, bytes = 0;
+    int64_t first = 0, last = 0;
+    while (!stop) {
+        struct tpacket2_hdr *h = ring_peek(&r);
+        if (!h) { relax(); continue; }
+        unsigned char *f = frame_of(h);
+        if (f && memcmp(f + 6, r.mac, 6)) {
+            last = now_ns();
+            if (!frames++) first = last;
+            bytes += h->tp_len;
+        }
+        ring_next(&r, h);
+    }
+    struct tpacket_stats st;
+    socklen_t len = sizeof st;
+    if (getsockopt(r.fd, SOL_PACKET, PACKET_STATISTICS, &st, &len) < 0) die("PACKET_STATISTICS");
+    double secs = (last - first) / 1e9;
+    printf("mib_s=%.1f frames=%llu drops=%u\n", secs > 0 ? bytes / secs / 1048576.0 : 0.0, frames, st.tp_drops);
+    fflush(stdout);
+    return 0;
+}
+
+static int blast(const char *ifname, const char *peer, long size, long seconds, long batch) {
+    unsigned char dst[6];
+    if (sscanf(peer, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &dst[0], &dst[1], &dst[2], &dst[3], &dst[4], &dst[5]) != 6) {
+        fprintf(stderr, "ringpong: bad MAC %s\n", peer);
+        return 2;
+    }
+    struct ring r;
+    ring_open(&r, ifname);
+    if (size <= 0) size = r.mtu + ETH_HLEN;
+    if (size < ETH_HLEN + 8 || size > r.mtu + ETH_HLEN || batch < 1 || batch > 1024) {
+        fprintf(stderr, "ringpong: --size %ld outside %d..%d or --batch %ld outside 1..1024\n", size, ETH_HLEN + 8,
+                r.mtu + ETH_HLEN, batch);
+        return 2;
+    }
+    unsigned char *frame = calloc(1, (size_t) size);
+    struct mmsghdr *msgs = calloc((size_t) batch, sizeof *msgs);
+    struct iovec iov = {.iov_base = frame, .iov_len = (size_t) size};
+    if (!frame || !msgs) die("malloc");
+    memcpy(frame, dst, 6);
+    memcpy(frame + 6, r.mac, 6);
+    frame[12] = ETHERTYPE >> 8, frame[13] = ETHERTYPE & 0xFF;
+    for (long i = 0; i < batch; i++) {
+        msgs[i].msg_hdr.msg_iov = &iov;
+        msgs[i].msg_hdr.msg_iovlen = 1;
+    }
+    unsigned long long frames = 0;
+    int64_t start = now_ns(), end = start + seconds * 1000000000LL, t = start;
+    while (!stop && (t = now_ns()) < end) {
+        int n = sendmmsg(r.fd, msgs, (unsigned) batch, 0);
+        if (n < 0) {
+            if (errno != ENOBUFS && errno != EAGAIN && errno != EINTR) die("sendmmsg");
+            continue;
+        }
+        frames += (unsigned) n;
+    }
+    double secs = (t - start) / 1e9;
+    printf("sent_mib_s=%.1f frames=%llu size=%ld batch=%ld\n", frames * (double) size / secs / 1048576.0, frames,
+           size, batch);
+    fflush(stdout);
+    return 0;
+}
+
 static int cmp_i64(const void *a, const void *b) {
     int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
     return (x > y) - (x < y);
@@ -222,6 +300,19 @@ int main(int argc, char **argv) {
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     if (argc == 3 && !strcmp(argv[1], "server")) return server(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "sink")) return sink(argv[2]);
+    if (argc >= 4 && !strcmp(argv[1], "blast")) {
+        long size = 0, seconds = 3, batch = 32;
+        for (int i = 4; i < argc; i += 2) {
+            if (i + 1 >= argc) goto usage;
+            long v = strtol(argv[i + 1], NULL, 0);
+            if (!strcmp(argv[i], "--size")) size = v;
+            else if (!strcmp(argv[i], "--seconds") && v > 0) seconds = v;
+            else if (!strcmp(argv[i], "--batch")) batch = v;
+            else goto usage;
+        }
+        return blast(argv[2], argv[3], size, seconds, batch);
+    }
     if (argc >= 4 && !strcmp(argv[1], "client")) {
         long count = 100000, size = 64, timeout_ms = 1000;
         for (int i = 4; i < argc; i += 2) {
@@ -236,6 +327,8 @@ int main(int argc, char **argv) {
     }
 usage:
     fprintf(stderr, "usage: ringpong server IFNAME\n"
-                    "       ringpong client IFNAME PEER_MAC [--count N] [--size S] [--timeout-ms MS]\n");
+                    "       ringpong client IFNAME PEER_MAC [--count N] [--size S] [--timeout-ms MS]\n"
+                    "       ringpong sink IFNAME\n"
+                    "       ringpong blast IFNAME PEER_MAC [--size S] [--seconds T] [--batch B]\n");
     return 2;
 }

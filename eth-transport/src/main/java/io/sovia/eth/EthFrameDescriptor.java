@@ -83,24 +83,24 @@ final class EthFrameDescriptor {
     private EthFrameDescriptor() {
     }
 
-    /** Writes the header of a frame with a {@code payloadLength}-byte payload into {@code b} at 0. */
-    static void header(ByteBuffer b, long destinationMac, long sourceMac, byte kind, int payloadLength,
+    /** Writes the header of a frame with a {@code payloadLength}-byte payload into {@code b} at {@code at}. */
+    static void header(ByteBuffer b, int at, long destinationMac, long sourceMac, byte kind, int payloadLength,
                        int destinationPort, int sourcePort, int destinationInstance, int sourceInstance,
                        int destinationLink, int sourceLink) {
         b.order(ByteOrder.LITTLE_ENDIAN);
-        putMac(b, DESTINATION_MAC, destinationMac);
-        putMac(b, SOURCE_MAC, sourceMac);
-        b.putShort(ETHER_TYPE_OFFSET, Short.reverseBytes((short) ETHER_TYPE));
-        b.put(KIND, kind);
-        b.put(VERSION_OFFSET, (byte) VERSION);
-        b.putShort(PAYLOAD_LENGTH, (short) payloadLength);
-        b.putShort(DESTINATION_PORT, (short) destinationPort);
-        b.putShort(SOURCE_PORT, (short) sourcePort);
-        b.putShort(LIVENESS_PORT, (short) 0);
-        b.putInt(DESTINATION_INSTANCE, destinationInstance);
-        b.putInt(SOURCE_INSTANCE, sourceInstance);
-        b.putInt(DESTINATION_LINK, destinationLink);
-        b.putInt(SOURCE_LINK, sourceLink);
+        putMac(b, at + DESTINATION_MAC, destinationMac);
+        putMac(b, at + SOURCE_MAC, sourceMac);
+        b.putShort(at + ETHER_TYPE_OFFSET, Short.reverseBytes((short) ETHER_TYPE));
+        b.put(at + KIND, kind);
+        b.put(at + VERSION_OFFSET, (byte) VERSION);
+        b.putShort(at + PAYLOAD_LENGTH, (short) payloadLength);
+        b.putShort(at + DESTINATION_PORT, (short) destinationPort);
+        b.putShort(at + SOURCE_PORT, (short) sourcePort);
+        b.putShort(at + LIVENESS_PORT, (short) 0);
+        b.putInt(at + DESTINATION_INSTANCE, destinationInstance);
+        b.putInt(at + SOURCE_INSTANCE, sourceInstance);
+        b.putInt(at + DESTINATION_LINK, destinationLink);
+        b.putInt(at + SOURCE_LINK, sourceLink);
     }
 
     /** The frame's length on the wire for a payload of {@code payloadLength}, Ethernet's minimum of 60 applied. */

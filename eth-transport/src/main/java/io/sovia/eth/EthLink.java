@@ -10,15 +10,14 @@ import java.io.IOException;
 import java.lang.invoke.VarHandle;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * One end of a connection over raw Ethernet: an unreliable {@link Link}, so the engine sequences, acknowledges
  * and retransmits (ESP's scheme, with the credit window ESP lacked). Each committed frame is one Ethernet frame,
- * sent at once; frames for this end wait in {@link #inbound}, where the port's pump (any polling thread of this JVM)
- * puts them.
+ * sent with the others the session committed under its lock when it {@linkplain #flush() lets go} ({@link SendBatch});
+ * frames for this end wait in {@link #inbound}, where the port's pump (any polling thread of this JVM) puts them.
  *
  * <p>Threading: as {@link Link} says; {@link #receive} runs in the pump (one thread at a time), {@link #answered},
  * {@link #nudged()} and {@link #peerGone()} in the receiver thread.
@@ -36,7 +35,8 @@ final class EthLink implements Link {
     /** The peer's link id; written before {@link #peer}. */
     private int peerLink;
     private final InboundQueue inbound;
-    private final ByteBuffer send;
+    /** The session lock holder's. */
+    private final SendBatch batch;
     /** The claimed frame's length, or -1; the session lock holder's. */
     private int claimed = -1;
     private final AtomicBoolean armed = new AtomicBoolean();
@@ -64,7 +64,7 @@ final class EthLink implements Link {
         // yet), so that what is dropped beyond it is copies only; the queue grows to this only for streams
         int queue = Integer.highestOneBit(Math.max(1 << 16, 2 * SoviaConfig.session().windowFrames() * (frame + 16)) - 1) << 1;
         this.inbound = new InboundQueue(queue);
-        this.send = ByteBuffer.allocateDirect(EthFrameDescriptor.HEADER_LENGTH + frame).order(ByteOrder.LITTLE_ENDIAN);
+        this.batch = new SendBatch(EthFrameDescriptor.wireLength(frame));
         this.id = port.register(this);
         if (id == 0) {
             throw new IOException("this JVM holds " + EthPort.MAX_LINKS + " eth links already");
@@ -221,13 +221,16 @@ final class EthLink implements Link {
         if (claimed >= 0 || length < FrameFlyweight.HEADER_LENGTH || length > port.maxFrameLength()) {
             throw new IllegalStateException("claim of " + length + " bytes, open claim " + claimed);
         }
+        if (batch.isFull()) {
+            flush();
+        }
         claimed = length;
-        return EthFrameDescriptor.HEADER_LENGTH;
+        return batch.nextSlot() + EthFrameDescriptor.HEADER_LENGTH;
     }
 
     @Override
     public ByteBuffer sendBuffer() {
-        return send;
+        return batch.buffer();
     }
 
     @Override
@@ -238,13 +241,22 @@ final class EthLink implements Link {
         if (p == null || closed.get()) {
             return; // nobody to send to: the engine's retransmission or close copes
         }
-        EthFrameDescriptor.header(send, peerMac, port.self.mac(), EthFrameDescriptor.FRAME, length, remotePort,
+        ByteBuffer b = batch.buffer();
+        int at = offset - EthFrameDescriptor.HEADER_LENGTH;
+        EthFrameDescriptor.header(b, at, peerMac, port.self.mac(), EthFrameDescriptor.FRAME, length, remotePort,
                 localPort, p.instance, port.instance, peerLink, id);
         int wire = EthFrameDescriptor.wireLength(length);
         for (int i = EthFrameDescriptor.HEADER_LENGTH + length; i < wire; i++) {
-            send.put(i, (byte) 0);
+            b.put(at + i, (byte) 0);
         }
-        port.send(send, wire);
+        batch.add(wire);
+    }
+
+    @Override
+    public void flush() {
+        if (batch.size() > 0) {
+            port.send(batch);
+        }
     }
 
     @Override

@@ -281,12 +281,24 @@ final class EthPort {
         return false;
     }
 
+    /** Sends a link's batch of whole frames; those the socket's buffer has no room for are dropped and counted. */
+    void send(SendBatch batch) {
+        int n = batch.size();
+        try {
+            SoviaStats.dropped("eth-send-buffer-full", n - os.sendMany(dataFd, batch.vector(), n));
+        } catch (IOException e) {
+            SoviaStats.dropped("eth-send-failed", n);
+            SoviaLog.warnCounted("eth-send", "sending on " + nic.name() + " failed; the engine retransmits", e);
+        }
+        batch.clear();
+    }
+
     /** Sends a control frame (any kind but FRAME) with an optional payload. */
     boolean sendControl(byte kind, long mac, int destinationPort, int sourcePort, int destinationInstance,
                         int destinationLink, int sourceLink, byte[] payload) {
         synchronized (control) {
             int length = payload == null ? 0 : payload.length;
-            EthFrameDescriptor.header(control, mac, self.mac(), kind, length, destinationPort, sourcePort,
+            EthFrameDescriptor.header(control, 0, mac, self.mac(), kind, length, destinationPort, sourcePort,
                     destinationInstance, instance, destinationLink, sourceLink);
             EthFrameDescriptor.putLivenessPort(control, receiver.livenessPort());
             if (payload != null) {

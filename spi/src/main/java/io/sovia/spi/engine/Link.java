@@ -64,6 +64,13 @@ public interface Link {
     void onWake(Runnable wake);
 
     /**
+     * Sends what was committed and not sent yet: a link may hold committed frames to send them together. The session
+     * calls it before it lets go of its lock, which every commit happens under.
+     */
+    default void flush() {
+    }
+
+    /**
      * Makes the peer poll its session although it did not arm: what a writer blocked on credit does, so
      * a reader that makes no further call still answers its window probe (a kernel would, on its own).
      * Costs a wake-up each time, so only for waits that outlast a timer. A link whose peer always polls

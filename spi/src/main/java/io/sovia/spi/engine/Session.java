@@ -82,10 +82,22 @@ public final class Session {
     /**
      * Sets what has the service thread visit this session by the {@link System#nanoTime()} it is given: run under
      * the lock when a timer is set earlier than the next visit, and without it, for a visit now, when the peer
-     * nudges, so it must neither block nor need the lock.
+     * nudges, so it must neither block nor need the lock. A timer set before (a client's SYN, a server's SYN_ACK,
+     * sent as the session is made) is passed on now: lost, it left a deadline the service was never told of, and
+     * since later timers are passed on only when earlier than that one, an eth connection ran with no timer at all
+     * (no retransmission, no delayed ACK, no Nagle timeout) and a stream's last small write waited for good.
      */
     public void onTimer(LongConsumer onTimer) {
         this.onTimer = onTimer;
+        lock.lock();
+        try {
+            serviceDeadline = 0;
+            if (machine.nextDeadline() != 0) {
+                timerSet();
+            }
+        } finally {
+            unlockAndRing();
+        }
     }
 
     /**
@@ -310,6 +322,7 @@ public final class Session {
     public void closeLink() {
         lock.lock();
         try {
+            link.flush();
             link.close();
         } finally {
             lock.unlock();
@@ -399,6 +412,7 @@ public final class Session {
             machine.poll();
         } finally {
             ring = machine.takeRing();
+            link.flush();
             lock.unlock();
         }
         if (ring) {
@@ -415,11 +429,12 @@ public final class Session {
     }
 
     /**
-     * Leaves the lock, then rings the peer once for everything committed meanwhile: outside the lock,
-     * so a waker the ring runs may take this session's lock itself.
+     * Sends what the link holds, leaves the lock, then rings the peer once for everything committed meanwhile:
+     * outside the lock, so a waker the ring runs may take this session's lock itself.
      */
     private void unlockAndRing() {
         boolean ring = machine.takeRing();
+        link.flush();
         lock.unlock();
         if (ring) {
             link.wakePeer();

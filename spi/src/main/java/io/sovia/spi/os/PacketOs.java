@@ -47,6 +47,14 @@ public interface PacketOs {
     boolean send(int fd, ByteBuffer buffer, int offset, int length) throws IOException;
 
     /**
+     * Sends the first {@code count} frames of {@code vector} ({@link MessageVectorDescriptor}) in one system call.
+     *
+     * @return how many went, in order; fewer than {@code count} (0 included) when the socket's buffer filled
+     * @throws IOException when the interface went down or away
+     */
+    int sendMany(int fd, ByteBuffer vector, int count) throws IOException;
+
+    /**
      * Receives one frame into {@code buffer} at {@code offset}, at most {@code length} bytes.
      *
      * @return its length, or -1 when none is waiting

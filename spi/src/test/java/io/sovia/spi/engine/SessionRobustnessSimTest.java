@@ -8,6 +8,8 @@ import org.junit.jupiter.api.Timeout;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD;
@@ -167,6 +169,25 @@ class SessionRobustnessSimTest {
         }
         if (EngineCounters.PROTOCOL_ERRORS.sum() == errors) {
             throw new AssertionError("an empty frame is a protocol error");
+        }
+    }
+
+    /**
+     * BUG: a timer set before the service took the session (the SYN a client keeps for retransmission as it
+     * connects, before its backend registers it) was never passed on, and later timers are passed on only when
+     * earlier than the one the service was thought to know: the connection ran with no timer at all, and an eth
+     * stream's last small write, held by Nagle, waited for good.
+     */
+    @Test
+    @Timeout(value = 10, threadMode = SEPARATE_THREAD)
+    void aTimerSetBeforeTheServiceTookTheSessionIsPassedOn() {
+        SimNetwork net = new SimNetwork(5, false, 1500);
+        Session client = new Session(net.a, SimScenario.config(4096, 4096), net.clock());
+        client.connect();
+        List<Long> told = new ArrayList<>();
+        client.onTimer(told::add);
+        if (told.size() != 1 || told.get(0) - net.now <= 0) {
+            throw new AssertionError("the SYN's retransmission deadline was not passed on: " + told);
         }
     }
 

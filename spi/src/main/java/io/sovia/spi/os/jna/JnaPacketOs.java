@@ -6,6 +6,7 @@ import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
 import com.sun.jna.Pointer;
 import io.sovia.spi.jdk.JdkNio;
+import io.sovia.spi.os.MessageVectorDescriptor;
 import io.sovia.spi.os.PacketOs;
 
 import java.io.IOException;
@@ -61,6 +62,8 @@ final class JnaPacketOs implements PacketOs {
     private static native long send(int fd, long buffer, long length, int flags);
 
     private static native long recv(int fd, long buffer, long length, int flags);
+
+    private static native int sendmmsg(int fd, long vector, int count, int flags);
 
     @Override
     public int open() throws IOException {
@@ -157,6 +160,28 @@ final class JnaPacketOs implements PacketOs {
                 throw failed("send", errno);
             }
         }
+    }
+
+    @Override
+    public int sendMany(int fd, ByteBuffer vector, int count) throws IOException {
+        long address = JdkNio.address(vector);
+        int sent = 0;
+        while (sent < count) {
+            int n = sendmmsg(fd, address + (long) sent * MessageVectorDescriptor.MESSAGE_LENGTH, count - sent,
+                    MSG_DONTWAIT | MSG_NOSIGNAL);
+            if (n > 0) {
+                sent += n;
+                continue;
+            }
+            int errno = Native.getLastError();
+            if (errno == EAGAIN || errno == ENOBUFS) {
+                return sent;
+            }
+            if (errno != EINTR) {
+                throw failed("sendmmsg", errno);
+            }
+        }
+        return sent;
     }
 
     @Override
