@@ -73,6 +73,11 @@ final class SendBatch {
         count++;
     }
 
+    /** The wire length of the i-th frame added. */
+    int length(int i) {
+        return MessageVectorDescriptor.length(vector, i);
+    }
+
     ByteBuffer buffer() {
         return frames;
     }

@@ -55,6 +55,18 @@ final class ShmListener implements Transport.TransportListener {
     private final Map<SocketChannel, PartialHello> partial = new HashMap<>();
     /** Closed connections kept for their clients' next connects; guarded by {@code this}. */
     private final ShmIdleChannels idle;
+    /** Where the hellos on kept connections go: one object, not one per accept. */
+    private final ShmIdleChannels.Arrivals keptArrivals = new ShmIdleChannels.Arrivals() {
+        @Override
+        public void hello(SocketChannel unix, ShmHello hello, ShmSegment segment) {
+            pending(new Pending(unix, hello, -1, segment, System.nanoTime()));
+        }
+
+        @Override
+        public void refused(IOException why) {
+            ShmListener.refused(null, -1, "shm kept hello", why);
+        }
+    };
     private final long helloTtlNanos = SoviaConfig.shmHelloTtlNanos();
 
     private ShmListener(ShmDirectory directory, java.nio.file.Path socket, ServerSocketChannel unixServer)
@@ -159,17 +171,7 @@ final class ShmListener implements Transport.TransportListener {
                 refused(ch, p.segment(), "shm hello", x);
             }
         }
-        idle.collect(new ShmIdleChannels.Arrivals() {
-            @Override
-            public void hello(SocketChannel unix, ShmHello hello, ShmSegment segment) {
-                pending(new Pending(unix, hello, -1, segment, System.nanoTime()));
-            }
-
-            @Override
-            public void refused(IOException why) {
-                ShmListener.refused(null, -1, "shm kept hello", why);
-            }
-        });
+        idle.collect(keptArrivals);
         // only by age: a hello whose client died is still claimed by the accept of its TCP connection, which
         // then ends with "Connection reset" as TCP's would, not with the setup connection's end of stream
         long now = System.nanoTime();
