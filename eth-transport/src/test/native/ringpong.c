@@ -124,6 +124,21 @@ static inline unsigned char *frame_of(struct tpacket2_hdr *h) {
     return f;
 }
 
+/* aa:bb:cc:dd:ee:ff into mac; 0, with the reason on stderr, if it is not one */
+static int parse_mac(const char *text, unsigned char mac[6]) {
+    if (sscanf(text, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac[0], &mac[1], &mac[2], &mac[3], &mac[4], &mac[5]) == 6)
+        return 1;
+    fprintf(stderr, "ringpong: bad MAC %s\n", text);
+    return 0;
+}
+
+/* the Ethernet header of a 0x88B5 frame from r's interface to dst */
+static void put_header(unsigned char *frame, const unsigned char dst[6], const struct ring *r) {
+    memcpy(frame, dst, 6);
+    memcpy(frame + 6, r->mac, 6);
+    frame[12] = ETHERTYPE >> 8, frame[13] = ETHERTYPE & 0xFF;
+}
+
 static void xsend(struct ring *r, const void *buf, size_t len) {
     while (send(r->fd, buf, len, 0) < 0) {
         if (errno == EINTR && stop) return;
@@ -131,11 +146,16 @@ static void xsend(struct ring *r, const void *buf, size_t len) {
     }
 }
 
-static int server(const char *ifname) {
-    struct ring r;
-    ring_open(&r, ifname);
+/* opens the ring and tells whoever waits for it ("ready" on stdout) */
+static void ring_ready(struct ring *r, const char *ifname) {
+    ring_open(r, ifname);
     printf("ready\n");
     fflush(stdout);
+}
+
+static int server(const char *ifname) {
+    struct ring r;
+    ring_ready(&r, ifname);
     unsigned long long echoed = 0, skipped = 0;
     while (!stop) {
         struct tpacket2_hdr *h = ring_peek(&r);
@@ -157,9 +177,7 @@ static int server(const char *ifname) {
 
 static int sink(const char *ifname) {
     struct ring r;
-    ring_open(&r, ifname);
-    printf("ready\n");
-    fflush(stdout);
+    ring_ready(&r, ifname);
     unsigned long long frames = 0, bytes = 0;
     int64_t first = 0, last = 0;
     while (!stop) {
@@ -184,10 +202,7 @@ static int sink(const char *ifname) {
 
 static int blast(const char *ifname, const char *peer, long size, long seconds, long batch) {
     unsigned char dst[6];
-    if (sscanf(peer, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &dst[0], &dst[1], &dst[2], &dst[3], &dst[4], &dst[5]) != 6) {
-        fprintf(stderr, "ringpong: bad MAC %s\n", peer);
-        return 2;
-    }
+    if (!parse_mac(peer, dst)) return 2;
     struct ring r;
     ring_open(&r, ifname);
     if (size <= 0) size = r.mtu + ETH_HLEN;
@@ -200,9 +215,7 @@ static int blast(const char *ifname, const char *peer, long size, long seconds, 
     struct mmsghdr *msgs = calloc((size_t) batch, sizeof *msgs);
     struct iovec iov = {.iov_base = frame, .iov_len = (size_t) size};
     if (!frame || !msgs) die("malloc");
-    memcpy(frame, dst, 6);
-    memcpy(frame + 6, r.mac, 6);
-    frame[12] = ETHERTYPE >> 8, frame[13] = ETHERTYPE & 0xFF;
+    put_header(frame, dst, &r);
     for (long i = 0; i < batch; i++) {
         msgs[i].msg_hdr.msg_iov = &iov;
         msgs[i].msg_hdr.msg_iovlen = 1;
@@ -236,10 +249,7 @@ static double pctl(const int64_t *v, long n, double p) { /* nearest rank, micros
 
 static int client(const char *ifname, const char *peer, long count, long size, long timeout_ms) {
     unsigned char dst[6];
-    if (sscanf(peer, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &dst[0], &dst[1], &dst[2], &dst[3], &dst[4], &dst[5]) != 6) {
-        fprintf(stderr, "ringpong: bad MAC %s\n", peer);
-        return 2;
-    }
+    if (!parse_mac(peer, dst)) return 2;
     struct ring r;
     ring_open(&r, ifname);
     long min = ETH_HLEN + (long) sizeof(struct ping);
@@ -250,9 +260,7 @@ static int client(const char *ifname, const char *peer, long count, long size, l
     unsigned char *frame = calloc(1, (size_t) size);
     int64_t *rtt = malloc(sizeof *rtt * (size_t) (count > 0 ? count : 1));
     if (!frame || !rtt) die("malloc");
-    memcpy(frame, dst, 6);
-    memcpy(frame + 6, r.mac, 6);
-    frame[12] = ETHERTYPE >> 8, frame[13] = ETHERTYPE & 0xFF;
+    put_header(frame, dst, &r);
     struct ping *pp = (struct ping *) (frame + ETH_HLEN);
     pp->magic = MAGIC;
 
