@@ -11,6 +11,7 @@ import io.sovia.spi.stats.StatsFileWriter;
 import java.lang.instrument.Instrumentation;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -49,6 +50,7 @@ public final class SoviaAgent {
             }
             openJavaBase(inst);
             StatsFileWriter.installIfConfigured();
+            initializeBeforeTransformers();
         } catch (Throwable t) {
             SoviaLog.warn("Sovia is off for this JVM, which runs on the plain JDK", t);
             return;
@@ -98,6 +100,18 @@ public final class SoviaAgent {
         // the diagnostic command that adds the compiler directive (JitBoundary); absent from trimmed runtimes
         ModuleLayer.boot().findModule("jdk.management").ifPresent(management -> inst.redefineModule(management,
                 Set.of(), Map.of(), Map.of("com.sun.management.internal", sovia), Set.of(), Map.of()));
+    }
+
+    /**
+     * Initializes {@code ThreadLocalRandom} before any Byte Buddy transformer is installed. A transformer takes a lock
+     * kept in a {@code ConcurrentHashMap} for every class loaded; under contention that map initializes
+     * {@code ThreadLocalRandom}, and if that happens inside the transformation of a class its initializer needs
+     * ({@code RandomSupport} on JDK 25), the initializer fails with a {@code ClassCircularityError} and the class
+     * stays broken for the whole JVM (JDK-8164165): an unmodified HttpClient app died with "Could not initialize
+     * class java.util.concurrent.ThreadLocalRandom" in a CI run on JDK 25. APM agents built on Byte Buddy do the same.
+     */
+    private static void initializeBeforeTransformers() {
+        ThreadLocalRandom.current().nextInt();
     }
 
     private static void installProvider() {
