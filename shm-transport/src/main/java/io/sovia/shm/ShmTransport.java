@@ -1,7 +1,6 @@
 package io.sovia.shm;
 
 import io.sovia.spi.config.SoviaConfig;
-import io.sovia.spi.engine.DoorbellSleep;
 import io.sovia.spi.engine.Link;
 import io.sovia.spi.lifecycle.ExitStage;
 import io.sovia.spi.lifecycle.Lifecycle;
@@ -139,7 +138,6 @@ public final class ShmTransport implements Transport {
         }
     }
 
-    /** Closes a UNIX socket, which may have been a doorbell that sleeping threads' selectors still hold. */
     static void closeQuietly(SocketChannel channel) {
         if (channel != null) {
             try {
@@ -147,7 +145,6 @@ public final class ShmTransport implements Transport {
             } catch (IOException ignored) {
                 // nothing more to release
             }
-            DoorbellSleep.release(channel);
         }
     }
 

@@ -6,7 +6,6 @@ import io.sovia.spi.jdk.JdkNio;
 import java.io.IOException;
 import java.lang.ref.WeakReference;
 import java.nio.channels.ClosedChannelException;
-import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -21,15 +20,11 @@ import java.util.List;
  * and an eventfd); {@link Selector#wakeup()} is how everyone else (close, a drained ring, the doorbell
  * thread) wakes it, and interrupts wake it as they wake any selector.
  *
- * <p>A doorbell stays registered between sleeps, until the thread sleeps on another one: a sleep is then one
- * {@code epoll_wait}. Registering it for each sleep cost two {@code epoll_ctl} and two more {@code epoll_wait}
- * per sleep, which under CPU-bound neighbours made each wake-up's slice long enough that the scheduler let them
- * run first (64-byte round trips 0.7-0.8x TCP's). A selector that still holds a closed channel keeps its
- * descriptor open until it selects again, so whoever closes a doorbell calls {@link #release} after.
- * Selectors of threads that ended are closed when the next thread asks for one, when one cannot be opened
- * (out of descriptors: these may be why), and by {@link #releaseEnded()}, which the shm doorbell agent runs
- * every second: a thread-per-connection server whose connection threads all ended must get their descriptors
- * back without a new thread coming.
+ * <p>The doorbell is registered for one sleep only, so a closed connection's descriptor is never held
+ * by a selector that happens not to select again. Selectors of threads that ended are closed when the
+ * next thread asks for one, when one cannot be opened (out of descriptors: these may be why), and by
+ * {@link #releaseEnded()}, which the shm doorbell agent runs every second: a thread-per-connection server
+ * whose connection threads all ended must get their descriptors back without a new thread coming.
  */
 public final class DoorbellSleep {
     private static final ThreadLocal<Selector> SELECTOR = new ThreadLocal<>();
@@ -92,77 +87,35 @@ public final class DoorbellSleep {
     }
 
     /**
-     * Has every sleep selector that still holds {@code doorbell}, which its caller has just closed, let it go, so its
-     * descriptor closes now. A selector whose thread sleeps is woken for it, and woken once more after, so that a
-     * thread about to sleep does not sleep through the wake-up this took from it.
+     * Clears wake-ups meant for an earlier sleep; call before registering as a waiter, never between
+     * that and {@link #sleep}, or a wake-up for this sleep would be lost.
      */
-    public static void release(SelectableChannel doorbell) {
-        if (!doorbell.isRegistered()) {
-            return;
-        }
-        List<Owned> holders = new ArrayList<>(1);
-        synchronized (ALL) {
-            for (Owned o : ALL) {
-                if (doorbell.keyFor(o.selector()) != null) {
-                    holders.add(o);
-                }
-            }
-        }
-        for (Owned o : holders) {
-            Selector s = o.selector();
-            boolean mine = o.thread().get() == Thread.currentThread();
-            try {
-                if (!mine) {
-                    s.wakeup();
-                }
-                s.selectNow();
-                if (!mine) {
-                    s.wakeup();
-                }
-            } catch (IOException | ClosedSelectorException ignored) {
-                // a closed selector let every channel go
-            }
-        }
-    }
-
-    /**
-     * The key of {@code doorbell} in {@code selector}, registered if need be; any other doorbell's is cancelled.
-     * Call before registering as a waiter, never between that and {@link #sleep}: changing doorbells selects, which
-     * takes a pending wake-up.
-     *
-     * @throws ClosedChannelException if the doorbell is closed (the connection ended)
-     */
-    static SelectionKey hold(Selector selector, SelectableChannel doorbell) throws IOException {
-        SelectionKey key = doorbell.keyFor(selector);
-        if (key != null && key.isValid() && selector.keys().size() == 1) {
-            return key;
-        }
-        for (SelectionKey k : selector.keys()) {
-            if (k.channel() != doorbell) {
-                k.cancel();
-            }
-        }
-        // a cancelled key stays in its channel until the selector next selects; only then may it register again
+    static void forget(Selector selector) throws IOException {
         selector.selectNow();
         selector.selectedKeys().clear();
-        return doorbell.register(selector, SelectionKey.OP_READ);
     }
 
     /**
-     * Sleeps until the doorbell of {@code key} rings, a {@link Selector#wakeup()}, an interrupt or the deadline. A
-     * wake-up meant for an earlier sleep may end this one early: callers re-check and sleep again.
+     * Sleeps until the doorbell rings, a {@link Selector#wakeup()}, an interrupt or the deadline.
      *
      * @param deadline {@link System#nanoTime()} deadline, or 0 for none
      * @return whether the doorbell rang (the caller takes the bytes, see {@link Link#doorbellReadable()})
+     * @throws ClosedChannelException if the doorbell is closed (the connection ended)
      */
-    static boolean sleep(Selector selector, SelectionKey key, long deadline) throws IOException {
-        if (deadline == 0) {
-            selector.select();
-        } else {
-            long millis = Math.max(1, (deadline - System.nanoTime() + 999_999) / 1_000_000);
-            selector.select(millis);
+    static boolean sleep(Selector selector, SelectableChannel doorbell, long deadline) throws IOException {
+        SelectionKey key = doorbell.register(selector, SelectionKey.OP_READ);
+        try {
+            if (deadline == 0) {
+                selector.select();
+            } else {
+                long millis = Math.max(1, (deadline - System.nanoTime() + 999_999) / 1_000_000);
+                selector.select(millis);
+            }
+            return selector.selectedKeys().remove(key);
+        } finally {
+            key.cancel();
+            forget(selector); // deregisters now: the doorbell's descriptor must not outlive its connection
         }
-        return selector.selectedKeys().remove(key);
     }
 
     private static void closeQuietly(Selector selector) {

@@ -2,7 +2,6 @@ package io.sovia.spi.engine;
 
 import java.io.IOException;
 import java.nio.channels.SelectableChannel;
-import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -65,11 +64,10 @@ public final class SpinThenSleep {
             boolean endsOnInterrupt = interruptible || virtual;
             SelectableChannel doorbell = waiters.doorbell();
             Selector selector = doorbell == null || virtual ? null : DoorbellSleep.selector();
-            SelectionKey key = null;
             while (true) {
                 if (selector != null) {
                     try {
-                        key = DoorbellSleep.hold(selector, doorbell);
+                        DoorbellSleep.forget(selector);
                     } catch (IOException e) {
                         selector = null;
                     }
@@ -94,9 +92,10 @@ public final class SpinThenSleep {
                     EngineCounters.SLEEPS.increment();
                     if (selector != null) {
                         try {
-                            rang = DoorbellSleep.sleep(selector, key, deadline);
+                            rang = DoorbellSleep.sleep(selector, doorbell, deadline);
                         } catch (IOException ended) {
-                            // the selector failed: park from now on
+                            // the doorbell closed (the connection ended, which also wakes us) or the
+                            // selector failed: park from now on
                             selector = null;
                         }
                     } else if (deadline == 0) {
