@@ -38,6 +38,9 @@ public final class LiveFile {
     static final String HEADER = "sovia-live 1";
     private static final String PREFIX = "ss-";
     private static final String SUFFIX = ".tsv";
+    /** A file being written: {@code .ss-PID-RANDOM.tmp}, renamed to the real one when complete. */
+    private static final String TEMP_PREFIX = ".ss-";
+    private static final String TEMP_SUFFIX = ".tmp";
     private static final String NONE = "-";
     private static final int FIELDS = 10;
     /**
@@ -99,13 +102,18 @@ public final class LiveFile {
     /** Writes {@code text} as {@code pid}'s file, atomically, so a reader never sees half of it. */
     static void write(Path dir, long pid, String text) throws IOException {
         ensureOwnDirectory(dir);
-        Path tmp = Files.createTempFile(dir, ".ss-" + pid, ".tmp");
+        Path tmp = tempFile(dir, pid);
         try {
             Files.writeString(tmp, text, StandardCharsets.UTF_8);
             Files.move(tmp, of(dir, pid), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } finally {
             Files.deleteIfExists(tmp);
         }
+    }
+
+    /** A new file for {@code pid} to write before renaming it; one a killed writer left is removed as stale. */
+    static Path tempFile(Path dir, long pid) throws IOException {
+        return Files.createTempFile(dir, TEMP_PREFIX + pid + "-", TEMP_SUFFIX);
     }
 
     /**
@@ -152,25 +160,31 @@ public final class LiveFile {
         void accept(long pid, Path file) throws IOException;
     }
 
-    /** Runs {@code action} on each file of a live process; removes the files of processes that are gone. */
+    /**
+     * Runs {@code action} on each file of a live process; removes the files of processes that are gone, and the
+     * files they were writing when killed.
+     */
     private static void forEachLive(Path dir, LiveFileAction action) throws IOException {
         if (!Files.isDirectory(dir)) {
             return;
         }
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, PREFIX + "*" + SUFFIX)) {
+        String glob = "{" + PREFIX + "*" + SUFFIX + "," + TEMP_PREFIX + "*" + TEMP_SUFFIX + "}";
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, glob)) {
             for (Path file : files) {
                 String name = file.getFileName().toString();
+                boolean temp = name.startsWith(TEMP_PREFIX);
+                int end = temp ? name.indexOf('-', TEMP_PREFIX.length()) : name.length() - SUFFIX.length();
                 long owner;
                 try {
-                    owner = Long.parseLong(name.substring(PREFIX.length(), name.length() - SUFFIX.length()));
-                } catch (NumberFormatException notOurs) {
+                    owner = Long.parseLong(name.substring(temp ? TEMP_PREFIX.length() : PREFIX.length(), end));
+                } catch (NumberFormatException | IndexOutOfBoundsException notOurs) {
                     continue;
                 }
                 if (!writtenByLiveProcess(owner, file)) {
                     Files.deleteIfExists(file);
-                    continue;
+                } else if (!temp) {
+                    action.accept(owner, file);
                 }
-                action.accept(owner, file);
             }
         }
     }

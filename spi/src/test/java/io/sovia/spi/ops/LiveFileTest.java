@@ -71,6 +71,18 @@ class LiveFileTest {
         LiveFile.removeStale(root.resolve("missing"));
     }
 
+    /** A JVM killed between writing its file and renaming it left the half-written file behind. */
+    @Test
+    void removesTheFilesKilledWritersLeftHalfWrittenAndKeepsTheLiving() throws IOException {
+        Path dir = ownDirectory();
+        Path mine = LiveFile.tempFile(dir, SELF);
+        Path killed = LiveFile.tempFile(dir, deadPid());
+        LiveFile.removeStale(dir);
+        assertTrue(Files.exists(mine), "a live writer's file went");
+        assertFalse(Files.exists(killed), "a killed writer's file stays");
+        assertEquals(List.of(), LiveFile.read(dir, null), "a file being written was read");
+    }
+
     @Test
     void refusesToWriteIntoADirectoryOthersMayRead() throws IOException {
         Path open = Files.createDirectory(root.resolve("sovia-open"),
