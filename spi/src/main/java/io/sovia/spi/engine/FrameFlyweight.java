@@ -163,6 +163,12 @@ public final class FrameFlyweight {
         return i < length * 8 && (buffer.get(at + (i >>> 3)) & (1 << (i & 7))) != 0;
     }
 
+    /** Marks frame {@code ack + 1 + i} held in an ACK's bitmap at {@code at} (zeroed first: all not held). */
+    public static void sackHold(ByteBuffer buffer, int at, int i) {
+        int b = at + (i >>> 3);
+        buffer.put(b, (byte) (buffer.get(b) | (1 << (i & 7))));
+    }
+
     /** A readable name for logs and test failures. */
     public static String typeName(byte type) {
         switch (type) {

@@ -74,15 +74,14 @@ final class ReorderBuffer {
     /** Writes {@code length} bytes of the bitmap of the frames kept past {@code rcvNxt} at {@code at}. */
     void writeSack(int rcvNxt, ByteBuffer dst, int at, int length) {
         for (int b = 0; b < length; b++) {
-            int bits = 0;
-            for (int i = 0; i < 8; i++) {
-                int seq = rcvNxt + 1 + b * 8 + i;
-                int slot = Math.floorMod(seq, slots);
-                if (frames != null && seq - rcvNxt < slots && lengths[slot] != 0 && seqs[slot] == seq) {
-                    bits |= 1 << i;
-                }
+            dst.put(at + b, (byte) 0);
+        }
+        for (int i = 0; i < length * 8; i++) {
+            int seq = rcvNxt + 1 + i;
+            int slot = Math.floorMod(seq, slots);
+            if (frames != null && seq - rcvNxt < slots && lengths[slot] != 0 && seqs[slot] == seq) {
+                FrameFlyweight.sackHold(dst, at, i);
             }
-            dst.put(at + b, (byte) bits);
         }
     }
 
