@@ -1,45 +1,42 @@
 package io.sovia.spi.engine;
 
 import io.sovia.spi.config.SoviaLog;
-import io.sovia.spi.jdk.JdkNio;
+import io.sovia.spi.os.NativeAccess;
 
 import java.io.IOException;
 import java.lang.ref.WeakReference;
-import java.nio.channels.ClosedChannelException;
-import java.nio.channels.SelectableChannel;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 
 /**
- * Lets a blocked read or write sleep in the kernel on its link's doorbell channel (DESIGN section 3),
- * so a ring wakes it directly instead of through the doorbell thread: one wake-up instead of two, which
- * is ~60 us each across cores here. Each thread that sleeps this way gets one JDK selector (an epoll
- * and an eventfd); {@link Selector#wakeup()} is how everyone else (close, a drained ring, the doorbell
- * thread) wakes it, and interrupts wake it as they wake any selector.
+ * Lets a blocked read or write sleep in the kernel on its link's doorbell channel (DESIGN section 3), so a ring
+ * wakes it directly instead of through the doorbell thread: one wake-up instead of two, which is ~60 us each across
+ * cores here. Each platform thread that sleeps this way gets one {@link DoorbellSleeper} (an eventfd), which is how
+ * everyone else (close, a drained ring, the doorbell thread) wakes it.
  *
- * <p>The doorbell is registered for one sleep only, so a closed connection's descriptor is never held
- * by a selector that happens not to select again. Selectors of threads that ended are closed when the
- * next thread asks for one, when one cannot be opened (out of descriptors: these may be why), and by
- * {@link #releaseEnded()}, which the shm doorbell agent runs every second: a thread-per-connection server
- * whose connection threads all ended must get their descriptors back without a new thread coming.
+ * <p>A sleep is one {@code poll} on the doorbell and the eventfd. It used to be a JDK selector's: registering the
+ * doorbell for each sleep cost two {@code epoll_ctl} and three {@code epoll_wait} per sleep, which under CPU-bound
+ * neighbours made each wake-up's slice long enough that the scheduler let them run first (64-byte round trips
+ * 0.76-0.99x TCP's); keeping it registered between sleeps made a selector hold descriptors of closed doorbells and
+ * needed a release protocol across threads, and a CI run hung with a writer asleep in it. {@code poll} registers nothing.
+ * Eventfds of threads that ended are closed when the next thread asks for one, when one cannot be made (out of
+ * descriptors: these may be why), and by {@link #releaseEnded()}, which the shm doorbell agent runs every second.
  */
 public final class DoorbellSleep {
-    private static final ThreadLocal<Selector> SELECTOR = new ThreadLocal<>();
-    /** Every thread's selector, to close those whose thread ended; guarded by itself. */
+    private static final ThreadLocal<DoorbellSleeper> SLEEPER = new ThreadLocal<>();
+    /** Every thread's sleeper, to close those whose thread ended; guarded by itself. */
     private static final List<Owned> ALL = new ArrayList<>();
 
-    private record Owned(WeakReference<Thread> thread, Selector selector) {
+    private record Owned(WeakReference<Thread> thread, DoorbellSleeper sleeper) {
     }
 
     private DoorbellSleep() {
     }
 
-    /** This thread's selector; null if none can be opened (then the caller parks, as before). */
-    static Selector selector() {
-        Selector s = SELECTOR.get();
+    /** This thread's sleeper; null if none can be made (then the caller parks, as before). */
+    static DoorbellSleeper sleeper() {
+        DoorbellSleeper s = SLEEPER.get();
         if (s == null) {
             try {
                 s = open();
@@ -47,20 +44,20 @@ public final class DoorbellSleep {
                 SoviaLog.debugOnce("doorbell-sleep", "blocked calls park instead of sleeping on doorbells: " + e);
                 return null;
             }
-            SELECTOR.set(s);
+            SLEEPER.set(s);
         }
         return s;
     }
 
-    private static Selector open() throws IOException {
-        Selector s;
+    private static DoorbellSleeper open() throws IOException {
+        DoorbellSleeper s;
         try {
-            s = JdkNio.provider().openSelector();
+            s = new DoorbellSleeper(NativeAccess.os());
         } catch (IOException e) {
             if (releaseEnded() == 0) {
                 throw e;
             }
-            s = JdkNio.provider().openSelector();
+            s = new DoorbellSleeper(NativeAccess.os());
         }
         synchronized (ALL) {
             ALL.add(new Owned(new WeakReference<>(Thread.currentThread()), s));
@@ -69,7 +66,7 @@ public final class DoorbellSleep {
         return s;
     }
 
-    /** Closes the selectors of threads that ended; returns how many. */
+    /** Closes the sleepers of threads that ended; returns how many. */
     public static int releaseEnded() {
         int released = 0;
         synchronized (ALL) {
@@ -78,51 +75,11 @@ public final class DoorbellSleep {
                 Thread t = o.thread().get();
                 if (t == null || !t.isAlive()) {
                     it.remove();
-                    closeQuietly(o.selector());
+                    o.sleeper().close();
                     released++;
                 }
             }
         }
         return released;
-    }
-
-    /**
-     * Clears wake-ups meant for an earlier sleep; call before registering as a waiter, never between
-     * that and {@link #sleep}, or a wake-up for this sleep would be lost.
-     */
-    static void forget(Selector selector) throws IOException {
-        selector.selectNow();
-        selector.selectedKeys().clear();
-    }
-
-    /**
-     * Sleeps until the doorbell rings, a {@link Selector#wakeup()}, an interrupt or the deadline.
-     *
-     * @param deadline {@link System#nanoTime()} deadline, or 0 for none
-     * @return whether the doorbell rang (the caller takes the bytes, see {@link Link#doorbellReadable()})
-     * @throws ClosedChannelException if the doorbell is closed (the connection ended)
-     */
-    static boolean sleep(Selector selector, SelectableChannel doorbell, long deadline) throws IOException {
-        SelectionKey key = doorbell.register(selector, SelectionKey.OP_READ);
-        try {
-            if (deadline == 0) {
-                selector.select();
-            } else {
-                long millis = Math.max(1, (deadline - System.nanoTime() + 999_999) / 1_000_000);
-                selector.select(millis);
-            }
-            return selector.selectedKeys().remove(key);
-        } finally {
-            key.cancel();
-            forget(selector); // deregisters now: the doorbell's descriptor must not outlive its connection
-        }
-    }
-
-    private static void closeQuietly(Selector selector) {
-        try {
-            selector.close();
-        } catch (IOException ignored) {
-            // a selector of a thread that ended: nothing else holds it
-        }
     }
 }

@@ -28,7 +28,10 @@ public final class SessionWaiters {
      * Wake-ups are rare, so a copied array is fine.
      */
     private volatile Object[] sleepers = new Object[0];
-    /** Registered selectors, sleepers that are not selectors, and wakers (Runnables) among those; under {@link #lock}. */
+    /**
+     * Registered sleepers that watch the doorbell (selectors, doorbell sleepers), those that do not, and wakers
+     * (Runnables) among the latter; under {@link #lock}.
+     */
     private int selectors;
     private int blind;
     private int wakers;
@@ -38,7 +41,8 @@ public final class SessionWaiters {
     }
 
     /**
-     * Registers {@code sleeper} (a Thread, a Selector that sleeps on the link's {@link Link#doorbell()}, or a Runnable)
+     * Registers {@code sleeper} (a Thread, a Selector or {@link DoorbellSleeper} that sleeps on the link's
+     * {@link Link#doorbell()}, or a Runnable)
      * and arms the link. Re-check for work afterwards.
      */
     public void add(Object sleeper) {
@@ -79,7 +83,7 @@ public final class SessionWaiters {
 
     /** Under {@link #lock}: counts a sleeper in or out, and tells the link whether only blind ones are left. */
     private void count(Object sleeper, int delta) {
-        if (sleeper instanceof Selector) {
+        if (sleeper instanceof Selector || sleeper instanceof DoorbellSleeper) {
             selectors += delta;
         } else {
             blind += delta;
@@ -123,6 +127,8 @@ public final class SessionWaiters {
                 LockSupport.unpark((Thread) sleeper);
             } else if (sleeper instanceof Selector) {
                 ((Selector) sleeper).wakeup();
+            } else if (sleeper instanceof DoorbellSleeper) {
+                ((DoorbellSleeper) sleeper).wakeup();
             } else {
                 ((Runnable) sleeper).run();
             }

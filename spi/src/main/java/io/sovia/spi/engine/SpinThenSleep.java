@@ -2,7 +2,6 @@ package io.sovia.spi.engine;
 
 import java.io.IOException;
 import java.nio.channels.SelectableChannel;
-import java.nio.channels.Selector;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
@@ -63,16 +62,12 @@ public final class SpinThenSleep {
             boolean virtual = VirtualThreads.current();
             boolean endsOnInterrupt = interruptible || virtual;
             SelectableChannel doorbell = waiters.doorbell();
-            Selector selector = doorbell == null || virtual ? null : DoorbellSleep.selector();
+            DoorbellSleeper doorbellSleeper = doorbell == null || virtual ? null : DoorbellSleep.sleeper();
             while (true) {
-                if (selector != null) {
-                    try {
-                        DoorbellSleep.forget(selector);
-                    } catch (IOException e) {
-                        selector = null;
-                    }
+                if (doorbellSleeper != null) {
+                    doorbellSleeper.forget();
                 }
-                Object sleeper = selector == null ? me : selector;
+                Object sleeper = doorbellSleeper == null ? me : doorbellSleeper;
                 boolean rang = false;
                 waiters.add(sleeper);
                 try {
@@ -90,13 +85,13 @@ public final class SpinThenSleep {
                         interrupted = true;
                     }
                     EngineCounters.SLEEPS.increment();
-                    if (selector != null) {
+                    if (doorbellSleeper != null) {
                         try {
-                            rang = DoorbellSleep.sleep(selector, doorbell, deadline);
+                            rang = doorbellSleeper.sleep(doorbell, deadline);
                         } catch (IOException ended) {
-                            // the doorbell closed (the connection ended, which also wakes us) or the
-                            // selector failed: park from now on
-                            selector = null;
+                            // the doorbell closed (the connection ended, which also wakes us) or poll
+                            // failed: park from now on
+                            doorbellSleeper = null;
                         }
                     } else if (deadline == 0) {
                         LockSupport.park(this);
@@ -107,8 +102,7 @@ public final class SpinThenSleep {
                     waiters.remove(sleeper);
                 }
                 if (rang) {
-                    // the others too: the doorbell thread may not get to the byte first; this one is
-                    // no longer registered, so it is not woken again by its own ring
+                    // the others too: the doorbell thread may not get to the byte first
                     waiters.doorbellRung();
                 }
             }

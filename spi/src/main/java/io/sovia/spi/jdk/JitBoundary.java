@@ -29,7 +29,7 @@ public final class JitBoundary {
     private static final String DIRECTIVES = "[ { match: \"*.*\", c2: { inline: [\n"
             + "    \"-io/sovia/spi/engine/Session.*\",\n"
             + "    \"-io/sovia/spi/engine/SpinThenSleep.await\",\n"
-            + "    \"-io/sovia/spi/engine/DoorbellSleep.*\",\n"
+            + "    \"-io/sovia/spi/engine/DoorbellSleeper.*\",\n"
             + "    \"-io/sovia/spi/engine/SessionWaiters.*\" ] } } ]\n";
     private static final String MBEAN = "com.sun.management.internal.DiagnosticCommandImpl";
     private static final String PROVIDER = "com.sun.management.internal.PlatformMBeanProviderImpl";

@@ -87,6 +87,20 @@ public interface NativeOs {
     /** Takes what was signalled on the eventfd, if anything; never blocks, never throws. */
     void eventfdClear(int fd);
 
+    /** What {@link #pollReadable} found: the first descriptor, the second. */
+    int POLL_FIRST = 1;
+    int POLL_SECOND = 2;
+
+    /**
+     * Waits up to {@code timeoutMillis} (-1: no limit) until {@code first} or {@code second} is readable, hung up or
+     * in error ({@code poll}); returns which of them as {@link #POLL_FIRST} and {@link #POLL_SECOND} bits, 0 on
+     * timeout or a signal. Nothing is registered anywhere: a descriptor closed meanwhile is simply not watched next
+     * time.
+     *
+     * @throws java.nio.channels.ClosedChannelException if {@code first} is not an open descriptor
+     */
+    int pollReadable(int first, int second, int timeoutMillis) throws IOException;
+
     /**
      * The user id of the process at the other end of the connected UNIX socket {@code socket} ({@code SO_PEERCRED}):
      * a number, where the JDK's option resolves user and group names, reading the user database at each call.

@@ -29,6 +29,12 @@ public final class JnaOs implements NativeOs {
     private static final int EAGAIN = 11;
     private static final int EPOLL_CLOEXEC = 02000000;
     private static final int EFD_NONBLOCK = 04000;
+    /** struct pollfd { int fd; short events; short revents; }, and the events that end a wait for reading. */
+    private static final int POLLFD = 8;
+    private static final int POLLFD_EVENTS = 4;
+    private static final int POLLFD_REVENTS = 6;
+    private static final short POLLIN = 0x001;
+    private static final int POLLNVAL = 0x020;
     private static final int EFD_CLOEXEC = 02000000;
     /**
      * struct epoll_event { uint32_t events; uint64_t data; }: packed on x86-64 (data at 4, 12 bytes), naturally
@@ -85,6 +91,8 @@ public final class JnaOs implements NativeOs {
             throws LastErrorException;
 
     private static native int eventfd(int initial, int flags) throws LastErrorException;
+
+    private static native int poll(byte[] fds, long count, int timeout) throws LastErrorException;
 
     private static native int getsockopt(int fd, int level, int name, int[] value, int[] length)
             throws LastErrorException;
@@ -209,6 +217,30 @@ public final class JnaOs implements NativeOs {
     @Override
     public void eventfdClear(int fd) {
         read(fd, new long[1], Long.BYTES);
+    }
+
+    @Override
+    public int pollReadable(int first, int second, int timeoutMillis) throws IOException {
+        ByteBuffer fds = ByteBuffer.allocate(2 * POLLFD).order(ByteOrder.nativeOrder());
+        fds.putInt(0, first).putShort(POLLFD_EVENTS, POLLIN);
+        fds.putInt(POLLFD, second).putShort(POLLFD + POLLFD_EVENTS, POLLIN);
+        int n;
+        try {
+            n = poll(fds.array(), 2, timeoutMillis);
+        } catch (LastErrorException e) {
+            if (e.getErrorCode() == EINTR) {
+                return 0;
+            }
+            throw failed("poll", e);
+        }
+        if (n == 0) {
+            return 0;
+        }
+        short firstEvents = fds.getShort(POLLFD_REVENTS);
+        if ((firstEvents & POLLNVAL) != 0) {
+            throw new java.nio.channels.ClosedChannelException();
+        }
+        return (firstEvents != 0 ? POLL_FIRST : 0) | (fds.getShort(POLLFD + POLLFD_REVENTS) != 0 ? POLL_SECOND : 0);
     }
 
     @Override
