@@ -37,28 +37,25 @@ public final class SoviaAgent {
             SoviaLog.warn("already installed in this JVM; the agent given again (" + args + ") is ignored", null);
             return;
         }
+        PatchTransformer patches;
         try {
             applyArguments(args);
             if (!SoviaConfig.enabled()) {
                 SoviaLog.info("disabled by " + SoviaConfig.ENABLED + "=false");
                 return;
             }
-            // Byte Buddy's Unsafe paths are not needed and make JDK 24+ print warnings to the app's stderr.
-            // Shading relocates this property name together with Byte Buddy's own copy of it.
-            if (System.getProperty("net.bytebuddy.safe") == null) {
-                System.setProperty("net.bytebuddy.safe", "true");
-            }
             openJavaBase(inst);
             StatsFileWriter.installIfConfigured();
             initializeBeforeTransformers();
+            patches = PatchTransformer.install(inst);
         } catch (Throwable t) {
             SoviaLog.warn("Sovia is off for this JVM, which runs on the plain JDK", t);
             return;
         }
         installProvider();
-        installSocketImpl(inst);
-        installFileTransfers(inst);
-        installNettySteering(inst);
+        installSocketImpl(inst, patches);
+        installFileTransfers(inst, patches);
+        installNettySteering(patches);
         if (SoviaConfig.pathAllowed("shm")) {
             NativeAccess.loadInBackground();
         }
@@ -103,12 +100,13 @@ public final class SoviaAgent {
     }
 
     /**
-     * Initializes {@code ThreadLocalRandom} before any Byte Buddy transformer is installed. A transformer takes a lock
-     * kept in a {@code ConcurrentHashMap} for every class loaded; under contention that map initializes
-     * {@code ThreadLocalRandom}, and if that happens inside the transformation of a class its initializer needs
-     * ({@code RandomSupport} on JDK 25), the initializer fails with a {@code ClassCircularityError} and the class
-     * stays broken for the whole JVM (JDK-8164165): an unmodified HttpClient app died with "Could not initialize
-     * class java.util.concurrent.ThreadLocalRandom" in a CI run on JDK 25. APM agents built on Byte Buddy do the same.
+     * Initializes {@code ThreadLocalRandom} before the transformer is installed. Code that a transformer runs while a
+     * class loads must not be what initializes a class that class's initializer needs, or that initializer fails with
+     * a {@code ClassCircularityError} and the class stays broken for the whole JVM (JDK-8164165): Byte Buddy's
+     * transformer, used before, took a lock in a {@code ConcurrentHashMap} for every class loaded, which under
+     * contention initializes {@code ThreadLocalRandom}, and an unmodified HttpClient app died with "Could not
+     * initialize class java.util.concurrent.ThreadLocalRandom" in a CI run on JDK 25. The patch transformer only
+     * compares names for other classes, but logs when it steers Netty; APM agents initialize it first too.
      */
     private static void initializeBeforeTransformers() {
         ThreadLocalRandom.current().nextInt();
@@ -128,28 +126,29 @@ public final class SoviaAgent {
         }
     }
 
-    private static void installFileTransfers(Instrumentation inst) {
+    private static void installFileTransfers(Instrumentation inst, PatchTransformer patches) {
         try {
-            FileTransferInstaller.install(inst);
+            FileTransferInstaller.install(inst, patches);
         } catch (Throwable t) {
             SoviaLog.warn("FileChannel transfers to and from Sovia channels go through the heap, as the JDK does "
                     + "them for channels it does not know", t);
         }
     }
 
-    private static void installNettySteering(Instrumentation inst) {
+    private static void installNettySteering(PatchTransformer patches) {
         try {
             if (SoviaConfig.steerNettyNative()) {
-                NettyNativeInstaller.install(inst);
+                NettyNativeInstaller.install(patches);
             }
         } catch (Throwable t) {
             SoviaLog.warn("Netty's native transports stay available: connections on them are not accelerated", t);
         }
     }
 
-    private static void installSocketImpl(Instrumentation inst) {
+    private static void installSocketImpl(Instrumentation inst, PatchTransformer patches) {
         try {
-            SoviaLog.info("java.net routed through " + SocketImplInstaller.install(inst, SoviaConfig.javaNet()));
+            SoviaLog.info("java.net routed through " + SocketImplInstaller.install(inst, patches,
+                    SoviaConfig.javaNet()));
         } catch (Throwable t) {
             SoviaLog.warn("java.net sockets stay on the plain JDK", t);
         }

@@ -20,7 +20,7 @@ public final class SoviaSocketImplFactory implements Function<Boolean, SocketImp
     private static volatile boolean platformHooked;
     private volatile boolean disabled;
 
-    /** Set by the agent once its advice on createPlatformSocketImpl is verified. */
+    /** Set by the agent once its patch of createPlatformSocketImpl is verified. */
     public static void platformHooked(boolean hooked) {
         platformHooked = hooked;
     }
