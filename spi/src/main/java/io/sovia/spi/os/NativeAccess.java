@@ -6,8 +6,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.lang.module.Configuration;
 import java.lang.module.ModuleFinder;
+import java.net.JarURLConnection;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.net.URLConnection;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.LinkOption;
@@ -16,6 +18,8 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Set;
+import java.util.jar.JarEntry;
+import java.util.zip.CRC32;
 
 /**
  * Where {@link NativeOs} comes from. JNA cannot be relocated (its native library binds to the class names
@@ -84,8 +88,8 @@ public final class NativeAccess {
 
     /**
      * The nested jar as the module {@code com.sun.jna} in a layer of its own, and a loader that defines Sovia's
-     * binding from Sovia's jar and takes JNA from that layer. The jar is copied once per user and content to a
-     * private directory, so concurrent JVMs share it and a crash leaves nothing new behind.
+     * binding from Sovia's jar and takes JNA from that layer. The jar is copied once per user and version to a
+     * private directory ({@link #copyOnce}), so concurrent JVMs share it and a crash leaves nothing new behind.
      */
     private static ClassLoader isolated(URL nested) throws IOException {
         int uid = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
@@ -102,16 +106,7 @@ public final class NativeAccess {
                 || !Files.getPosixFilePermissions(dir, LinkOption.NOFOLLOW_LINKS).equals(PRIVATE)) {
             throw new IOException(dir + " is not a 0700 directory of uid " + uid);
         }
-        byte[] jar;
-        try (InputStream in = nested.openStream()) {
-            jar = in.readAllBytes();
-        }
-        Path copy = dir.resolve("jna-" + Integer.toHexString(java.util.Arrays.hashCode(jar)) + "-" + jar.length + ".jar");
-        if (!Files.isRegularFile(copy, LinkOption.NOFOLLOW_LINKS) || !java.util.Arrays.equals(Files.readAllBytes(copy), jar)) {
-            Path tmp = Files.createTempFile(dir, "jna", ".tmp");
-            Files.write(tmp, jar);
-            Files.move(tmp, copy, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        }
+        Path copy = copyOnce(nested, dir);
         ModuleLayer boot = ModuleLayer.boot();
         Configuration configuration = boot.configuration().resolve(ModuleFinder.of(copy), ModuleFinder.of(), Set.of(JNA));
         ModuleLayer.Controller controller = ModuleLayer.defineModulesWithOneLoader(configuration, List.of(boot),
@@ -120,6 +115,47 @@ public final class NativeAccess {
         enableNativeAccess(jna);
         URL self = NativeAccess.class.getProtectionDomain().getCodeSource().getLocation();
         return new Binding(self, jna.getClassLoader(), NativeAccess.class.getClassLoader());
+    }
+
+    /**
+     * The nested jar's copy in {@code dir}, named by the CRC and size its entry records, so that a JVM finding it
+     * there reads neither the nested jar nor the copy (hashing 2 MB in a JVM this young took tens of milliseconds of
+     * the load); written under a temporary name and moved into place, so a copy of the right name is whole. Only
+     * this user can write the directory.
+     */
+    private static Path copyOnce(URL nested, Path dir) throws IOException {
+        URLConnection connection = nested.openConnection();
+        JarEntry entry = connection instanceof JarURLConnection jar ? jar.getJarEntry() : null;
+        byte[] bytes = null;
+        long crc;
+        long size;
+        if (entry != null && entry.getCrc() != -1 && entry.getSize() != -1) {
+            crc = entry.getCrc();
+            size = entry.getSize();
+        } else {
+            bytes = read(connection);
+            CRC32 sum = new CRC32();
+            sum.update(bytes);
+            crc = sum.getValue();
+            size = bytes.length;
+        }
+        Path copy = dir.resolve("jna-" + Long.toHexString(crc) + "-" + size + ".jar");
+        if (Files.isRegularFile(copy, LinkOption.NOFOLLOW_LINKS) && Files.size(copy) == size) {
+            return copy;
+        }
+        if (bytes == null) {
+            bytes = read(nested.openConnection());
+        }
+        Path tmp = Files.createTempFile(dir, "jna", ".tmp");
+        Files.write(tmp, bytes);
+        Files.move(tmp, copy, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        return copy;
+    }
+
+    private static byte[] read(URLConnection connection) throws IOException {
+        try (InputStream in = connection.getInputStream()) {
+            return in.readAllBytes();
+        }
     }
 
     /**
