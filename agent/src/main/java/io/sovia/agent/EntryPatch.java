@@ -31,15 +31,16 @@ final class EntryPatch {
     private static final String FUNCTION = "java/util/function/Function";
     private static final String FIELD = "factory";
 
-    private final String classSuffix;
+    /** The class's internal name: all of it for a hooked patch, its end for an answering one. */
+    private final String className;
     private final String method;
     private final String descriptor;
     /** The holder's internal name, or null when the answer is {@link #constant}. */
     private final String holder;
     private final boolean constant;
 
-    private EntryPatch(String classSuffix, String method, String descriptor, String holder, boolean constant) {
-        this.classSuffix = classSuffix;
+    private EntryPatch(String className, String method, String descriptor, String holder, boolean constant) {
+        this.className = className;
         this.method = method;
         this.descriptor = descriptor;
         this.holder = holder;
@@ -66,18 +67,17 @@ final class EntryPatch {
     }
 
     /** Whether this patch is for the class of that internal name. */
-    boolean matches(String className) {
+    boolean matches(String name) {
         if (holder != null) {
-            return className.equals(classSuffix);
+            return name.equals(className);
         }
-        return className.endsWith(classSuffix)
-                && (className.length() == classSuffix.length()
-                || className.charAt(className.length() - classSuffix.length() - 1) == '/');
+        return name.endsWith(className)
+                && (name.length() == className.length() || name.charAt(name.length() - className.length() - 1) == '/');
     }
 
     /** Who the patch is for, for log lines. */
     String target() {
-        return classSuffix.replace('/', '.') + "." + method;
+        return className.replace('/', '.') + "." + method;
     }
 
     /**

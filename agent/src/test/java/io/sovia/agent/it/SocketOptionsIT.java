@@ -60,6 +60,34 @@ class SocketOptionsIT extends SoviaTestBase {
         }
     }
 
+    /**
+     * Accepted sockets inherit their listener's options: one snapshot serves consecutive accepts on the session
+     * paths, and one the app set on the listener in between shows in the next accept, as on the kernel's sockets.
+     */
+    @TransportTest
+    void acceptedSocketsReportTheOptionsTheirListenerHadAtTheirAccept(Transport transport) throws IOException {
+        try (ServerSocket server = transport.openServerSocket()) {
+            server.setReceiveBufferSize(64 * 1024);
+            int first = acceptedReceiveBuffer(transport, server);
+            assertEquals(first, acceptedReceiveBuffer(transport, server));
+            server.setReceiveBufferSize(256 * 1024);
+            int changed = acceptedReceiveBuffer(transport, server);
+            assertTrue(changed > first, () -> "the listener's new SO_RCVBUF did not reach the next accept: " + first
+                    + " then " + changed);
+            assertEquals(changed, acceptedReceiveBuffer(transport, server));
+        }
+    }
+
+    private static int acceptedReceiveBuffer(Transport transport, ServerSocket server) throws IOException {
+        try (Socket client = new Socket()) {
+            client.connect(transport.connectAddress(server));
+            try (Socket accepted = server.accept()) {
+                Io.assertTalks(client, accepted);
+                return accepted.getReceiveBufferSize();
+            }
+        }
+    }
+
     @TransportTest
     void serverSocketOptions(Transport transport) throws IOException {
         try (ServerSocket server = transport.openServerSocket()) {

@@ -2,6 +2,7 @@ package io.sovia.spi.config;
 
 import java.net.SocketOption;
 import java.net.StandardSocketOptions;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * SO_RCVBUF and SO_SNDBUF as the app set them on a socket before its connect, or on a listener before its
@@ -9,20 +10,30 @@ import java.net.StandardSocketOptions;
  * bounds the window the receiver advertises). Only values the app set count: the kernel's defaults, which the
  * setup socket reports otherwise, are far below the engine's, and would slow every stream.
  *
+ * <p>It also counts every option the app set ({@link #changes()}): on a listener, that tells when the options its
+ * accepted sockets inherit may have changed.
+ *
  * <p>Written by the app's thread that sets the option, read by the one that connects or accepts.
  */
 public final class BufferSizes {
     /** Set by the app; 0 while not. */
     private volatile int receive;
     private volatile int send;
+    private final AtomicInteger changes = new AtomicInteger();
 
-    /** Records {@code value} if {@code name} is one of the two buffer options. */
+    /** Records that {@code name} was set (already, on the socket), and {@code value} if it is a buffer option. */
     public void onSet(SocketOption<?> name, Object value) {
+        changes.incrementAndGet();
         if (name == StandardSocketOptions.SO_RCVBUF) {
             receive = (Integer) value;
         } else if (name == StandardSocketOptions.SO_SNDBUF) {
             send = (Integer) value;
         }
+    }
+
+    /** How many options the app has set on the socket so far. */
+    public int changes() {
+        return changes.get();
     }
 
     /** {@code config} with the buffers the app set, each no smaller than the engine allows. */

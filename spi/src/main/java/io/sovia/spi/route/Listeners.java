@@ -26,9 +26,15 @@ public final class Listeners {
     private record Listening(Transport transport, Transport.TransportListener listener) {
     }
 
+    /** An accepted socket's option snapshot, and the count of options set on the listener when it was taken. */
+    private record Inherited(int listenerChanges, SetupOptions options) {
+    }
+
     private final List<Listening> listening;
     /** This listener in the JVM's live listing; null for {@link #NONE}. */
     private final LiveRegistry.Listener live;
+    /** The last claimed connection's options; replaced by any accepting thread, a stale one only costs a snapshot. */
+    private volatile Inherited inherited;
 
     private Listeners(List<Listening> listening, LiveRegistry.Listener live) {
         this.listening = listening;
@@ -76,12 +82,12 @@ public final class Listeners {
         return null;
     }
 
-    private static SessionBackend serve(Transport transport, Transport.Claimed claimed, InetSocketAddress remote,
-                                        InetSocketAddress local, SetupOptions options,
-                                        BufferSizes sizes, boolean interruptible) throws IOException {
+    private SessionBackend serve(Transport transport, Transport.Claimed claimed, InetSocketAddress remote,
+                                 InetSocketAddress local, SetupOptions options,
+                                 BufferSizes sizes, boolean interruptible) throws IOException {
         try {
             return Sessions.backend(Sessions.server(claimed.link(), sizes), transport.path(), local, remote,
-                    claimed.lifetime(), SetupOptions.snapshot(options), interruptible);
+                    claimed.lifetime(), inherited(options, sizes), interruptible);
         } catch (Exception e) {
             // the client already runs on the link: closing it resets the client instead of leaving it hanging
             claimed.link().close();
@@ -89,6 +95,22 @@ public final class Listeners {
             throw e instanceof IOException io ? io
                     : new IOException("cannot take the connection from " + remote + " on its path", e);
         }
+    }
+
+    /**
+     * The accepted socket's options, as a snapshot: the last claimed connection's while the app has set no option
+     * on the listener since. An accepted socket inherits its options from its listener, so one snapshot serves them
+     * all; it took 15 {@code getsockopt} calls per accept.
+     */
+    private SetupOptions inherited(SetupOptions accepted, BufferSizes listenerOptions) {
+        int changes = listenerOptions.changes();
+        Inherited last = inherited;
+        if (last != null && last.listenerChanges() == changes) {
+            return last.options();
+        }
+        SetupOptions snapshot = SetupOptions.snapshot(accepted);
+        inherited = new Inherited(changes, snapshot);
+        return snapshot;
     }
 
     /** The listener closed: connects offered to it and never claimed are reset. */
