@@ -9,6 +9,7 @@ import java.security.ProtectionDomain;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
@@ -41,7 +42,7 @@ final class PatchTransformer implements ClassFileTransformer {
     }
 
     /**
-     * Applies {@code patches} to the loaded class {@code type} now, and at its every retransformation from now on.
+     * Applies {@code patch} to the loaded class {@code type} now, and at its every retransformation from now on.
      *
      * @throws Throwable what kept a patch from applying (the class stays as it was)
      */
@@ -50,11 +51,11 @@ final class PatchTransformer implements ClassFileTransformer {
             throw new UnmodifiableClassException(type.getName());
         }
         Throwable[] failure = {null};
-        boolean[] installing = {true};
+        AtomicBoolean installing = new AtomicBoolean(true); // later retransformations may run on other threads
         List<Registered> added = new ArrayList<>();
         for (EntryPatch p : patch) {
             added.add(new Registered(p, className -> { }, (className, cause) -> {
-                if (installing[0]) {
+                if (installing.get()) {
                     failure[0] = cause;
                 } else {
                     SoviaLog.warnOnce("patch " + p.target(), className + " lost Sovia's patch of " + p.target()
@@ -68,7 +69,7 @@ final class PatchTransformer implements ClassFileTransformer {
         } catch (Throwable t) {
             failure[0] = t;
         }
-        installing[0] = false;
+        installing.set(false);
         if (failure[0] != null) {
             patches.removeAll(added);
             try {
