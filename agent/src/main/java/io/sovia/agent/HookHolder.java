@@ -26,7 +26,7 @@ final class HookHolder {
      */
     static Field define(Class<?> neighbour, String name) throws ReflectiveOperationException {
         ClassWriter writer = new ClassWriter(0);
-        writer.visit(Opcodes.V11, Opcodes.ACC_PUBLIC | Opcodes.ACC_FINAL | Opcodes.ACC_SUPER, name.replace('.', '/'),
+        writer.visit(Opcodes.V11, Opcodes.ACC_PUBLIC | Opcodes.ACC_FINAL | Opcodes.ACC_SUPER, internalName(name),
                 null, "java/lang/Object", null);
         writer.visitField(Opcodes.ACC_PUBLIC | Opcodes.ACC_STATIC | Opcodes.ACC_VOLATILE, "factory",
                 "Ljava/util/function/Function;", null, null).visitEnd();
@@ -35,7 +35,7 @@ final class HookHolder {
         return holder.getField("factory");
     }
 
-    /** The internal name of the holder {@code name}, as patches name it. */
+    /** The internal form of the class name {@code name} (a holder's, a patched class's), as patches name classes. */
     static String internalName(String name) {
         return name.replace('.', '/');
     }

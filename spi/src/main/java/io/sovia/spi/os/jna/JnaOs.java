@@ -29,13 +29,13 @@ public final class JnaOs implements NativeOs {
     private static final int EAGAIN = 11;
     private static final int EPOLL_CLOEXEC = 02000000;
     private static final int EFD_NONBLOCK = 04000;
+    private static final int EFD_CLOEXEC = 02000000;
     /** struct pollfd { int fd; short events; short revents; }, and the events that end a wait for reading. */
     private static final int POLLFD = 8;
     private static final int POLLFD_EVENTS = 4;
     private static final int POLLFD_REVENTS = 6;
     private static final short POLLIN = 0x001;
     private static final int POLLNVAL = 0x020;
-    private static final int EFD_CLOEXEC = 02000000;
     /**
      * struct epoll_event { uint32_t events; uint64_t data; }: packed on x86-64 (data at 4, 12 bytes), naturally
      * aligned elsewhere (data at 8, 16 bytes).
