@@ -261,9 +261,15 @@ final class EthLink implements Link {
 
     @Override
     public int poll(FrameHandler handler, int limit) {
-        port.pump();
         polls++;
-        return inbound.poll(handler, limit);
+        int n = inbound.poll(handler, limit);
+        if (n < limit && !inbound.hasFrames()) {
+            // nothing of ours queued (the usual case while this end keeps polling): the ring's frames for us need
+            // no copy into the queue, one of the five a stream's bytes took between the two apps
+            return n + port.pump(this, handler, limit - n);
+        }
+        port.pump();
+        return n + inbound.poll(handler, limit - n);
     }
 
     /** Lossy: the engine counts on acknowledgements, not on this. */

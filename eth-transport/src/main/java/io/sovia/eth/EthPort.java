@@ -3,6 +3,7 @@ package io.sovia.eth;
 import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.config.SoviaLog;
 import io.sovia.spi.engine.FrameFlyweight;
+import io.sovia.spi.engine.FrameHandler;
 import io.sovia.spi.os.NativeAccess;
 import io.sovia.spi.os.PacketOs;
 import io.sovia.spi.stats.SoviaStats;
@@ -218,43 +219,70 @@ final class EthPort {
 
     /** Moves the frames waiting in the ring to their links, waking those armed, unless another thread is at it. */
     void pump() {
+        pump(null, null, 0);
+    }
+
+    /**
+     * As {@link #pump()}, but frames for {@code target} go straight from the ring to {@code handler}, up to
+     * {@code limit} of them, instead of as copies through the target's queue: what its session's lock holder, which
+     * polls it, calls once the queue is empty. A frame the handler leaves, and every later one for the target, is
+     * queued instead, so the target's frames keep their order.
+     *
+     * @return the frames {@code handler} took
+     */
+    int pump(EthLink target, FrameHandler handler, int limit) {
         if (!ring.ready() || !pumping.compareAndSet(false, true)) {
-            return;
+            return 0;
         }
+        int taken = 0;
+        boolean direct = target != null;
         try {
             ByteBuffer b = ring.buffer();
             while (ring.ready()) {
                 int slot = ring.slot();
-                deliver(b, ring.frame(slot), ring.length(slot));
+                int frame = ring.frame(slot);
+                EthLink link = destination(b, frame, ring.length(slot));
+                if (link != null) {
+                    int at = frame + EthFrameDescriptor.HEADER_LENGTH;
+                    int length = EthFrameDescriptor.payloadLength(b, frame);
+                    if (link == target && direct && taken < limit && handler.onFrame(b, at, length)) {
+                        taken++;
+                    } else {
+                        direct &= link != target;
+                        link.receive(b, at, length);
+                    }
+                }
                 ring.release(slot);
             }
         } finally {
             pumping.set(false);
         }
+        return taken;
     }
 
-    private void deliver(ByteBuffer b, int frame, int length) {
+    /** The link the frame at {@code frame} is for, or null when it is for none (dropped and counted). */
+    private EthLink destination(ByteBuffer b, int frame, int length) {
         if (length < EthFrameDescriptor.HEADER_LENGTH || EthFrameDescriptor.version(b, frame) != EthFrameDescriptor.VERSION
                 || EthFrameDescriptor.kind(b, frame) != EthFrameDescriptor.FRAME) {
             SoviaStats.dropped("eth-malformed");
-            return;
+            return null;
         }
         int payload = EthFrameDescriptor.payloadLength(b, frame);
         if (payload < FrameFlyweight.HEADER_LENGTH || EthFrameDescriptor.HEADER_LENGTH + payload > length) {
             SoviaStats.dropped("eth-bad-length");
-            return;
+            return null;
         }
         EthLink link = link(EthFrameDescriptor.destinationLink(b, frame));
         if (link == null) {
             SoviaStats.dropped("eth-unknown-link");
             answerStray(b, frame);
-            return;
+            return null;
         }
         if (!link.sentBy(b, frame)) {
             SoviaStats.dropped("eth-stray");
-            return;
+            return null;
         }
-        link.receive(b, frame + EthFrameDescriptor.HEADER_LENGTH, payload);
+        return link;
     }
 
     /** A frame for a link this JVM no longer has, from a cluster host: its sender must stop waiting. */
