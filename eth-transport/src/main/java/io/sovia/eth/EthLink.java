@@ -252,6 +252,36 @@ final class EthLink implements Link {
         batch.add(wire);
     }
 
+    /** Yes: a frame the engine keeps goes out from its store, gathered after this link's header ({@link SendBatch}). */
+    @Override
+    public boolean sendsInPlace() {
+        return true;
+    }
+
+    @Override
+    public void send(ByteBuffer frames, int offset, int length) {
+        if (length < FrameFlyweight.HEADER_LENGTH || length > port.maxFrameLength() || !frames.isDirect()) {
+            throw new IllegalArgumentException("a frame of " + length + " bytes in " + frames);
+        }
+        EthPeer p = peer;
+        if (p == null || closed.get()) {
+            return; // as commit
+        }
+        if (EthFrameDescriptor.wireLength(length) != EthFrameDescriptor.HEADER_LENGTH + length) {
+            // shorter than Ethernet's minimum: padded in a slot of its own
+            int at = claim(length);
+            batch.buffer().put(at, frames, offset, length);
+            commit(at);
+            return;
+        }
+        if (batch.isFull()) {
+            flush();
+        }
+        EthFrameDescriptor.header(batch.buffer(), batch.nextSlot(), peerMac, port.self.mac(), EthFrameDescriptor.FRAME,
+                length, remotePort, localPort, p.instance, port.instance, peerLink, id);
+        batch.add(EthFrameDescriptor.HEADER_LENGTH, frames, offset, length);
+    }
+
     @Override
     public void flush() {
         if (batch.size() > 0) {

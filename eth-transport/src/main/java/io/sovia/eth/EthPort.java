@@ -310,12 +310,12 @@ final class EthPort {
     }
 
     /**
-     * Sends a link's batch of whole frames; those the socket's buffer has no room for are dropped and counted. A
-     * lone frame (request/response traffic) goes by plain {@code send}, a little cheaper than {@code sendmmsg}.
+     * Sends a link's batch of frames; those the socket's buffer has no room for are dropped and counted. A lone frame
+     * in one piece (request/response traffic) goes by plain {@code send}, a little cheaper than {@code sendmmsg}.
      */
     void send(SendBatch batch) {
         int n = batch.size();
-        if (n == 1) {
+        if (n == 1 && batch.isWhole(0)) {
             send(batch.buffer(), batch.length(0));
             batch.clear();
             return;

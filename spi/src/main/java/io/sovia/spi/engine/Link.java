@@ -30,7 +30,7 @@ public interface Link {
      */
     int claim(int length);
 
-    /** The buffer that claimed offsets point into. */
+    /** The buffer that claimed offsets point into; a claim may replace it, so ask again after each. */
     ByteBuffer sendBuffer();
 
     /** Publishes the frame claimed at {@code offset}. */
@@ -62,6 +62,24 @@ public interface Link {
 
     /** Sets what runs on this end when the peer wakes it through an armed doorbell. */
     void onWake(Runnable wake);
+
+    /**
+     * Whether {@link #send(ByteBuffer, int, int)} sends a frame from the caller's memory. An engine that keeps its
+     * frames until acknowledged then writes each once, into its own store, and sends it from there, instead of
+     * writing it into {@link #sendBuffer()} and copying it into the store. Links that copy anyway say no.
+     */
+    default boolean sendsInPlace() {
+        return false;
+    }
+
+    /**
+     * Sends the frame of {@code length} bytes at {@code offset} of {@code frames}, a direct buffer: the link reads
+     * it there when it sends, at the latest in {@link #flush()}, so what the caller changes in it before then goes
+     * out too. Only where {@link #sendsInPlace()}; the caller holds no claim.
+     */
+    default void send(ByteBuffer frames, int offset, int length) {
+        throw new UnsupportedOperationException("this link sends only frames claimed in its own buffer");
+    }
 
     /**
      * Sends what was committed and not sent yet: a link may hold committed frames to send them together. The session

@@ -4,7 +4,8 @@ import java.nio.ByteBuffer;
 
 /**
  * Sequenced frames sent on an unreliable link and not yet acknowledged, oldest first, with their send
- * times (ESP's retransmission queue). Slots of the link's frame size, so no object per frame; 8 of them at first,
+ * times (ESP's retransmission queue): copies of the frames sent, or, for a link that sends from the caller's memory,
+ * the frames themselves, written here once ({@link #claim()}, {@link #keep}). Slots of the link's frame size, so no object per frame; 8 of them at first,
  * doubled when full up to w: w slots at once (377 KB for 256 standard frames) made every connection pay for a
  * stream's window, and a JVM opening a thousand connections a second collect them.
  * Not thread-safe: the session lock guards it.
@@ -14,6 +15,7 @@ final class RetransmitQueue {
 
     private final int maxSlots;
     private final int slotLength;
+    private final boolean direct;
     private int slots;
     private ByteBuffer frames;
     private int[] seqs;
@@ -23,15 +25,17 @@ final class RetransmitQueue {
     private int first;
     private int count;
 
-    RetransmitQueue(int maxSlots, int slotLength) {
+    /** @param direct whether frames are kept in native memory, for a link that sends them from there */
+    RetransmitQueue(int maxSlots, int slotLength, boolean direct) {
         this.maxSlots = maxSlots;
         this.slotLength = slotLength;
+        this.direct = direct;
         allocate(Math.min(INITIAL_SLOTS, maxSlots));
     }
 
     private void allocate(int n) {
         slots = n;
-        frames = ByteBuffer.allocate(n * slotLength);
+        frames = direct ? ByteBuffer.allocateDirect(n * slotLength) : ByteBuffer.allocate(n * slotLength);
         seqs = new int[n];
         lengths = new int[n];
         sentNanos = new long[n];
@@ -72,11 +76,25 @@ final class RetransmitQueue {
 
     /** Keeps a copy of a frame just sent. */
     void add(int seq, ByteBuffer src, int offset, int length, long now) {
+        int at = claim(); // first: it may replace frames
+        frames.put(at, src, offset, length);
+        keep(seq, length, now);
+    }
+
+    /**
+     * Where in {@link #buffer()} the next frame kept goes, for the caller to write it there and {@link #keep} it; the
+     * buffer may be a new one after this call. Check {@link #isFull()} first.
+     */
+    int claim() {
         if (count == slots) {
             grow();
         }
+        return ((first + count) % slots) * slotLength;
+    }
+
+    /** Keeps the frame written at {@link #claim()}. */
+    void keep(int seq, int length, long now) {
         int slot = (first + count) % slots;
-        frames.put(slot * slotLength, src, offset, length);
         seqs[slot] = seq;
         lengths[slot] = length;
         sentNanos[slot] = now;

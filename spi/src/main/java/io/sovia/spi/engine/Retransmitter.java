@@ -37,10 +37,11 @@ final class Retransmitter {
     /** When the last timeout came, while frames sent before it are in flight (0: none are). */
     private long timedOutAt;
 
-    Retransmitter(SessionMachine session, SessionConfig config, int maxFrameLength) {
+    /** @param inPlace whether frames are written into the queue and sent from there ({@link Link#sendsInPlace()}) */
+    Retransmitter(SessionMachine session, SessionConfig config, int maxFrameLength, boolean inPlace) {
         this.session = session;
         this.config = config;
-        this.queue = new RetransmitQueue(config.windowFrames(), maxFrameLength);
+        this.queue = new RetransmitQueue(config.windowFrames(), maxFrameLength, inPlace);
         this.rto = config.rtoInitialNanos();
     }
 
@@ -49,8 +50,29 @@ final class Retransmitter {
         return queue.isFull();
     }
 
+    /** Keeps a copy of the frame just sent. */
     void sent(int seq, ByteBuffer frame, int offset, int length, long now) {
         queue.add(seq, frame, offset, length, now);
+        armTimer(now);
+    }
+
+    /** Where in {@link #store()} the next frame goes when it is written there and sent from there; check {@link #isFull()}. */
+    int claim() {
+        return queue.claim();
+    }
+
+    /** The frames kept, in place: valid until the next {@link #claim()}. */
+    ByteBuffer store() {
+        return queue.buffer();
+    }
+
+    /** The frame written at {@link #claim()} was sent from there. */
+    void sentInPlace(int seq, int length, long now) {
+        queue.keep(seq, length, now);
+        armTimer(now);
+    }
+
+    private void armTimer(long now) {
         if (deadline == 0) {
             deadline = now + rto;
         }

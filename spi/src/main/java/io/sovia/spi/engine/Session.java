@@ -322,7 +322,7 @@ public final class Session {
     public void closeLink() {
         lock.lock();
         try {
-            link.flush();
+            machine.flushLink();
             link.close();
         } finally {
             lock.unlock();
@@ -412,7 +412,7 @@ public final class Session {
             machine.poll();
         } finally {
             ring = machine.takeRing();
-            link.flush();
+            machine.flushLink();
             lock.unlock();
         }
         if (ring) {
@@ -434,7 +434,7 @@ public final class Session {
      */
     private void unlockAndRing() {
         boolean ring = machine.takeRing();
-        link.flush();
+        machine.flushLink();
         lock.unlock();
         if (ring) {
             link.wakePeer();

@@ -98,7 +98,8 @@ final class SessionMachine {
         this.config = config;
         this.clock = clock;
         this.localToken = RANDOM.nextLong() | 1L;
-        this.retransmitter = link.isReliable() ? null : new Retransmitter(this, config, link.maxFrameLength());
+        this.retransmitter = link.isReliable() ? null : new Retransmitter(this, config, link.maxFrameLength(),
+                link.sendsInPlace());
         this.reorder = link.isReliable() ? null : new ReorderBuffer(config.windowFrames(), link.maxFrameLength());
         this.receiver = new SessionReceiver(config, clock, timerSet, retransmitter != null);
         this.sender = new SessionSender(link, config, clock, receiver, retransmitter, reorder, waiters, timerSet,
@@ -126,6 +127,11 @@ final class SessionMachine {
     void flush() {
         poll();
         flush(true);
+    }
+
+    /** Has the link send what it holds; the session does before it lets go of its lock. */
+    void flushLink() {
+        sender.flushLink();
     }
 
     int read(ByteBuffer dst) throws IOException {

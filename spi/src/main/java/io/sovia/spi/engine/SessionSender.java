@@ -64,6 +64,17 @@ final class SessionSender {
     private boolean watchingCredit;
     /** Null on an unreliable link, where the retransmitter probes. */
     private final CreditProbe creditProbe;
+    /** Whether sequenced frames are written into the retransmitter's store and sent from there ({@link Link#sendsInPlace()}). */
+    private final boolean inPlace;
+    /** The buffer the open claim is in, and whether it is the retransmitter's store. Guarded by the session's lock. */
+    private ByteBuffer claimedIn;
+    private boolean claimedKept;
+    /**
+     * Kept frames were handed to the link in place since it last sent what it holds: an ack must not free their slots
+     * for new frames before they went, or the link would send a new frame's bytes under an old frame's length.
+     * Guarded by the session's lock.
+     */
+    private boolean inPlaceUnsent;
 
     SessionSender(Link link, SessionConfig config, LongSupplier clock, SessionReceiver receiver,
                   Retransmitter retransmitter, ReorderBuffer reorder, SessionWaiters waiters, Runnable timerSet,
@@ -79,6 +90,7 @@ final class SessionSender {
         this.creditWaker = creditWaker;
         this.unsent = new ByteRing(config.sendBuffer());
         this.creditProbe = retransmitter == null ? new CreditProbe(config) : null;
+        this.inPlace = retransmitter != null && link.sendsInPlace();
         this.maxPayload = link.maxFrameLength() - HEADER_LENGTH;
         this.combineLimit = Math.min(maxPayload, config.sendBuffer() / 2);
         this.sndNxt = initialSeq;
@@ -131,11 +143,11 @@ final class SessionSender {
 
     /** Sends SYN or SYN_ACK, carrying {@code localToken}; false when the link is full. */
     boolean sendHandshake(byte type, long localToken) {
-        int offset = claim(8);
+        int offset = claim(type, 8);
         if (offset < 0) {
             return false;
         }
-        out.wrap(link.sendBuffer(), offset).payloadToken(localToken);
+        out.wrap(claimedIn, offset).payloadToken(localToken);
         boolean owed = ringPending;
         commit(offset, type, (byte) 0, 8);
         if (type == SYN_ACK && retransmitter == null && !link.peerWaitsForCredit()) {
@@ -163,6 +175,9 @@ final class SessionSender {
         if (ack - peerAck > 0) {
             peerAck = ack;
             if (retransmitter != null) {
+                if (inPlaceUnsent) {
+                    flushLink();
+                }
                 retransmitter.onAck(ack, clock.getAsLong());
             }
         }
@@ -226,11 +241,11 @@ final class SessionSender {
             if (n <= 0) {
                 break;
             }
-            int offset = claim(n);
+            int offset = claim(DATA, n);
             if (offset < 0) {
                 break;
             }
-            link.sendBuffer().put(offset + HEADER_LENGTH, src, src.position(), n);
+            claimedIn.put(offset + HEADER_LENGTH, src, src.position(), n);
             src.position(src.position() + n);
             sent += n;
             commit(offset, DATA, (byte) 0, n);
@@ -263,13 +278,13 @@ final class SessionSender {
                 stall();
                 return false;
             }
-            int offset = claim(n);
+            int offset = claim(DATA, n);
             if (offset < 0) {
                 stall();
                 return false;
             }
             stopProbing();
-            unsent.copyTo(link.sendBuffer(), offset + HEADER_LENGTH, n);
+            unsent.copyTo(claimedIn, offset + HEADER_LENGTH, n);
             unsent.skip(n);
             sent += n;
             commit(offset, DATA, (byte) 0, n);
@@ -286,11 +301,11 @@ final class SessionSender {
         if (!unsent.isEmpty() || credit(established) < 1) {
             return false;
         }
-        int offset = claim(1);
+        int offset = claim(DATA, 1);
         if (offset < 0) {
             return false;
         }
-        link.sendBuffer().put(offset + HEADER_LENGTH, data);
+        claimedIn.put(offset + HEADER_LENGTH, data);
         sent++;
         commit(offset, DATA, FrameFlyweight.FLAG_URGENT, 1);
         return true;
@@ -302,7 +317,7 @@ final class SessionSender {
             stalled = true;
             return false;
         }
-        int offset = claim(0);
+        int offset = claim(FIN, 0);
         if (offset < 0) {
             stall();
             return false;
@@ -373,28 +388,40 @@ final class SessionSender {
     /** Sends an ACK; past a gap it tells which frames are held, or only where the gap is if the link lacks room. */
     void sendAck(byte flags) {
         int sack = reorder != null && reorder.hasGap() ? Math.min(reorder.sackLength(), maxPayload) : 0;
-        int offset = claim(sack);
+        int offset = claim(ACK, sack);
         if (offset < 0 && sack > 0) {
             sack = 0;
-            offset = claim(0);
+            offset = claim(ACK, 0);
         }
         if (offset >= 0) {
             if (sack > 0) {
-                reorder.writeSack(receiver.rcvNxt(), link.sendBuffer(), offset + HEADER_LENGTH, sack);
+                reorder.writeSack(receiver.rcvNxt(), claimedIn, offset + HEADER_LENGTH, sack);
             }
             commit(offset, ACK, flags, sack);
         }
     }
 
     void sendControl(byte type) {
-        int offset = claim(0);
+        int offset = claim(type, 0);
         if (offset >= 0) {
             commit(offset, type, (byte) 0, 0);
         }
     }
 
-    private int claim(int payloadLength) {
-        return link.claim(HEADER_LENGTH + payloadLength);
+    /**
+     * Room for a frame of {@code type}, in {@link #claimedIn}: a frame to keep for retransmission goes straight into
+     * the retransmitter's store where the link sends from there, anything else into the link's buffer.
+     */
+    private int claim(byte type, int payloadLength) {
+        claimedKept = inPlace && FrameFlyweight.isSequenced(type) && !retransmitter.isFull();
+        if (claimedKept) {
+            int offset = retransmitter.claim();
+            claimedIn = retransmitter.store();
+            return offset;
+        }
+        int offset = link.claim(HEADER_LENGTH + payloadLength);
+        claimedIn = link.sendBuffer(); // after the claim, which may have replaced it
+        return offset;
     }
 
     /** Writes the header of the frame claimed at {@code offset}, keeps it if it must be reliable, sends it. */
@@ -402,25 +429,48 @@ final class SessionSender {
         boolean sequenced = FrameFlyweight.isSequenced(type);
         int seq = sequenced ? sndNxt++ : sndNxt;
         long edge = receiver.edge();
-        out.wrap(link.sendBuffer(), offset).header(type, receiver.hasGap() ? (byte) (flags | FLAG_GAP) : flags,
+        int length = HEADER_LENGTH + payloadLength;
+        out.wrap(claimedIn, offset).header(type, receiver.hasGap() ? (byte) (flags | FLAG_GAP) : flags,
                 payloadLength, type == SYN ? 0 : peerToken, seq, receiver.rcvNxt(), edge);
-        if (sequenced && retransmitter != null) {
-            retransmitter.sent(seq, link.sendBuffer(), offset, HEADER_LENGTH + payloadLength, clock.getAsLong());
+        if (claimedKept) {
+            retransmitter.sentInPlace(seq, length, clock.getAsLong());
             timerSet.run();
+            link.send(claimedIn, offset, length);
+            inPlaceUnsent = true;
+        } else {
+            if (sequenced && retransmitter != null) {
+                retransmitter.sent(seq, claimedIn, offset, length, clock.getAsLong());
+                timerSet.run();
+            }
+            link.commit(offset);
         }
-        link.commit(offset);
         receiver.acknowledged(edge);
         ringPending = true;
     }
 
-    /** Resends a kept frame with the current ack and window. */
+    /** Has the link send what it holds ({@link Link#flush()}): what the session does before it lets go of its lock. */
+    void flushLink() {
+        link.flush();
+        inPlaceUnsent = false;
+    }
+
+    /** Resends a kept frame with the current ack and window: in place, or as a copy in the link's buffer. */
     boolean resend(ByteBuffer frame, int frameOffset, int length) {
+        long edge = receiver.edge();
+        if (inPlace) {
+            out.wrap(frame, frameOffset).ackAndWindow(receiver.rcvNxt(), edge);
+            out.gap(receiver.hasGap());
+            link.send(frame, frameOffset, length);
+            inPlaceUnsent = true;
+            receiver.advertised(edge);
+            ringPending = true;
+            return true;
+        }
         int offset = link.claim(length);
         if (offset < 0) {
             return false;
         }
         link.sendBuffer().put(offset, frame, frameOffset, length);
-        long edge = receiver.edge();
         out.wrap(link.sendBuffer(), offset).ackAndWindow(receiver.rcvNxt(), edge);
         out.gap(receiver.hasGap());
         link.commit(offset);

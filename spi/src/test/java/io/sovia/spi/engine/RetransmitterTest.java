@@ -38,7 +38,7 @@ class RetransmitterTest {
     /** What the retransmitter resends through and fails; its link counts the resent frames. */
     private final SessionMachine machine = new SessionMachine(net.a, config, net.clock(), new SessionWaiters(net.a),
             () -> { }, () -> { });
-    private final Retransmitter retransmitter = new Retransmitter(machine, config, FRAME);
+    private final Retransmitter retransmitter = new Retransmitter(machine, config, FRAME, false);
     /** A one-byte DATA frame: what is kept does not matter here, only when it was sent. */
     private final ByteBuffer frame = ByteBuffer.allocate(FrameFlyweight.HEADER_LENGTH + 1).order(ByteOrder.LITTLE_ENDIAN);
 

@@ -3,6 +3,8 @@ package io.sovia.spi.engine;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.PriorityQueue;
 
 /**
@@ -11,6 +13,11 @@ import java.util.PriorityQueue;
  * and counts frames by type in both directions for the tests' assertions. A {@linkplain #nudge() nudge}
  * travels like a frame and, on arrival, runs the peer end's {@link #onNudge} callback, which the
  * {@link SimDriver} turns into a service-thread visit.
+ *
+ * <p>An unreliable end may {@linkplain #sendsInPlace() send in place} (chosen per end, as the eth link does): the
+ * engine then hands over the frames it keeps from its own store, and this end reads them, and sends everything
+ * committed since, only at {@link #flush()}, as the eth link's batch does; an engine that changed a kept frame it had
+ * handed over, or forgot to flush, shows.
  *
  * <p>To catch an engine that reads or keeps more than it should, a claimed region is filled with junk
  * before the engine writes it, a received frame sits flush against the end of the receive buffer (a read
@@ -38,10 +45,18 @@ final class SimLink implements Link {
     long nudgesDelivered;
     boolean closed;
     private final int maxFrameLength;
-    private final ByteBuffer sendBuffer;
+    /** Two, and each claim hands out the other, as a link whose buffer grows replaces it. */
+    private final ByteBuffer[] sendBuffers = new ByteBuffer[2];
+    private ByteBuffer sendBuffer;
     private final ByteBuffer receiveBuffer;
     private final FrameFlyweight frame = new FrameFlyweight();
     private int claimed = -1;
+    private final boolean inPlace;
+    /** In place: frames handed over and not flushed yet, in order; a committed one as a copy, a sent one where it is. */
+    private final List<Pending> pending = new ArrayList<>();
+
+    private record Pending(byte[] copy, ByteBuffer frames, int offset, int length) {
+    }
 
     /** The sender's windowFrames on an unreliable link: more sequenced frames in flight break the engine's contract (0: unchecked). */
     int windowFrames;
@@ -69,14 +84,18 @@ final class SimLink implements Link {
     /** Frames this end committed after an RST had been delivered to it. */
     long sentAfterReset;
 
-    SimLink(SimNetwork net, String name, int maxFrameLength, boolean direct) {
+    SimLink(SimNetwork net, String name, int maxFrameLength, boolean direct, boolean inPlace) {
         this.net = net;
         this.name = name;
         this.maxFrameLength = maxFrameLength;
-        this.sendBuffer = direct ? ByteBuffer.allocateDirect(maxFrameLength) : ByteBuffer.allocate(maxFrameLength);
+        this.inPlace = inPlace;
+        for (int i = 0; i < sendBuffers.length; i++) {
+            sendBuffers[i] = (direct ? ByteBuffer.allocateDirect(maxFrameLength) : ByteBuffer.allocate(maxFrameLength))
+                    .order(ByteOrder.LITTLE_ENDIAN);
+        }
+        this.sendBuffer = sendBuffers[0];
         // the receive side uses the other kind of buffer, so both kinds are exercised in one run
         this.receiveBuffer = direct ? ByteBuffer.allocate(maxFrameLength) : ByteBuffer.allocateDirect(maxFrameLength);
-        sendBuffer.order(ByteOrder.LITTLE_ENDIAN);
         receiveBuffer.order(ByteOrder.LITTLE_ENDIAN);
     }
 
@@ -108,6 +127,7 @@ final class SimLink implements Link {
             return -1;
         }
         claimed = length;
+        sendBuffer = sendBuffer == sendBuffers[0] ? sendBuffers[1] : sendBuffers[0];
         sendBuffer.put(0, JUNK, 0, length);
         return 0;
     }
@@ -124,7 +144,49 @@ final class SimLink implements Link {
         }
         int length = claimed;
         claimed = -1;
-        FrameFlyweight f = frame.wrap(sendBuffer, 0);
+        byte[] copy = new byte[length];
+        sendBuffer.get(0, copy);
+        sendBuffer.put(0, JUNK, 0, length);
+        if (inPlace) {
+            pending.add(new Pending(copy, null, 0, length));
+        } else {
+            emit(copy);
+        }
+    }
+
+    @Override
+    public boolean sendsInPlace() {
+        return inPlace;
+    }
+
+    @Override
+    public void send(ByteBuffer frames, int offset, int length) {
+        if (!inPlace || claimed >= 0 || !frames.isDirect() || length < FrameFlyweight.HEADER_LENGTH
+                || length > maxFrameLength) {
+            throw new AssertionError(name + ": send of " + length + " bytes from " + frames + ", in place " + inPlace
+                    + ", open claim " + claimed);
+        }
+        pending.add(new Pending(null, frames, offset, length));
+    }
+
+    @Override
+    public void flush() {
+        for (Pending p : pending) {
+            byte[] copy = p.copy();
+            if (copy == null) {
+                copy = new byte[p.length()];
+                p.frames().get(p.offset(), copy);
+            }
+            emit(copy);
+        }
+        pending.clear();
+    }
+
+    /** Checks a frame this end sends, counts it and puts it on the network. */
+    private void emit(byte[] copy) {
+        int length = copy.length;
+        ByteBuffer wire = ByteBuffer.wrap(copy).order(ByteOrder.LITTLE_ENDIAN);
+        FrameFlyweight f = frame.wrap(wire, 0);
         byte type = f.type();
         int payload = f.payloadLength();
         boolean sack = type == FrameFlyweight.ACK && (f.flags() & FrameFlyweight.FLAG_GAP) != 0 && payload > 0
@@ -132,7 +194,7 @@ final class SimLink implements Link {
         int expected = type == FrameFlyweight.SYN || type == FrameFlyweight.SYN_ACK ? 8
                 : type == FrameFlyweight.DATA || sack ? -1 : 0;
         if (type < FrameFlyweight.SYN || type > FrameFlyweight.RST || payload != length - FrameFlyweight.HEADER_LENGTH
-                || (expected >= 0 ? payload != expected : payload <= 0) || sendBuffer.getShort(2) != 0) {
+                || (expected >= 0 ? payload != expected : payload <= 0) || wire.getShort(2) != 0) {
             throw new AssertionError(name + ": malformed frame committed: type " + FrameFlyweight.typeName(type)
                     + ", payload " + payload + ", claimed " + length);
         }
@@ -163,9 +225,6 @@ final class SimLink implements Link {
         if (TRACE) {
             trace("send", f);
         }
-        byte[] copy = new byte[length];
-        sendBuffer.get(0, copy);
-        sendBuffer.put(0, JUNK, 0, length);
         if (!closed) {
             net.send(peer, copy);
         }

@@ -45,8 +45,10 @@ final class SimNetwork {
         this.reliable = reliable;
         // an arbitrary origin, negative for some seeds, as System.nanoTime() may be
         this.now = random.nextLong() >> 2;
-        this.a = new SimLink(this, "a", maxFrameLength, random.nextBoolean());
-        this.b = new SimLink(this, "b", maxFrameLength, random.nextBoolean());
+        // a stream of its own, so that the seeds' other draws stay what they were
+        java.util.Random ends = SimSeeds.random(seed, 10);
+        this.a = new SimLink(this, "a", maxFrameLength, random.nextBoolean(), !reliable && ends.nextBoolean());
+        this.b = new SimLink(this, "b", maxFrameLength, random.nextBoolean(), !reliable && ends.nextBoolean());
         a.peer = b;
         b.peer = a;
     }
