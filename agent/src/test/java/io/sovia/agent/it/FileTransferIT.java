@@ -63,6 +63,20 @@ class FileTransferIT extends SoviaTestBase {
         }
     }
 
+    /** A count past the end of a small file (one read, not mapped, its size not asked first) moves what there is. */
+    @TransportTest
+    void aCountPastTheEndOfASmallFileMovesWhatThereIs(Transport transport) throws Exception {
+        Path file = file(100);
+        try (NioPair pair = NioPair.open(transport); FileChannel in = FileChannel.open(file)) {
+            assertEquals(60, in.transferTo(40, 1000, pair.client()));
+            assertEquals(0, in.transferTo(100, 10, pair.client()), "nothing at the end of the file");
+            assertEquals(0, in.transferTo(150, 10, pair.client()), "nothing past it");
+            assertEquals(60, in.transferTo(40, Long.MAX_VALUE - 40, pair.client()), "a count up to Long.MAX_VALUE");
+            assertArrayEquals(Io.pattern(40, 60), Io.readFully(pair.accepted(), 60));
+            assertArrayEquals(Io.pattern(40, 60), Io.readFully(pair.accepted(), 60));
+        }
+    }
+
     /** Before JDK 21 nothing is transferred past the end of the file; from JDK 21 on the file grows (JDK-8303260). */
     @TransportTest
     void aTransferFromPastTheEndOfTheFileFollowsTheRunningJdk(Transport transport) throws Exception {

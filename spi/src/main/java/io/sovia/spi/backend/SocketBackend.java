@@ -137,11 +137,15 @@ public interface SocketBackend {
      * as the faults and unmapping of a small mapping cost more than copying it. Returns the bytes written.
      */
     default long sendFile(FileChannel file, long position, long count) throws IOException {
-        long end = position + Math.min(count, Math.max(0, file.size() - position));
+        // below a mapping's size, reads go on until one finds the end of the file, without asking the file's size
+        // first: a system call less per transfer, which files sent in small pieces pay each time
+        long size = count >= FILE_MAPPED ? file.size() : Long.MAX_VALUE;
+        long end = position + Math.min(count, Math.max(0, size - position));
+        boolean map = end - position >= FILE_MAPPED;
         long at = position;
         while (at < end) {
             ByteBuffer bytes;
-            if (end - position >= FILE_MAPPED) {
+            if (map) {
                 bytes = file.map(FileChannel.MapMode.READ_ONLY, at, Math.min(end - at, FILE_MAPPING));
             } else {
                 bytes = sun.nio.ch.Util.getTemporaryDirectBuffer((int) Math.min(end - at, FILE_READ));
