@@ -11,11 +11,11 @@ import java.util.Arrays;
  * Frames an {@link EthLink} committed and has not sent yet, in slots of one direct buffer, sent together in one
  * {@code sendmmsg} when the session lets go of its lock or the slots are full. A frame the engine keeps for
  * retransmission stays in the engine's memory: its slot holds only the link's header, and the message gathers the
- * two (the buffer is held here until sent, so a retransmission queue that grew meanwhile cannot free it). One system call per frame held a
- * stream of 1.5 KB frames to a third of what the kernel carries: the raw floor on this veth pair is 521 MiB/s with
- * one {@code send} per frame and 745 with 32 per {@code sendmmsg}. A connection starts with one slot and doubles
- * them, up to {@value #MAX_SLOTS} or 64 KiB, when a batch fills: request/response traffic commits a frame or two
- * per lock and must not pay a stream's memory per connection.
+ * two (the buffer is held here until sent, so a retransmission queue that grew meanwhile cannot free it). One system
+ * call per frame held a stream of 1.5 KB frames to a third of what the kernel carries: the raw floor on this veth
+ * pair is 521 MiB/s with one {@code send} per frame and 745 with 32 per {@code sendmmsg}. A connection starts with
+ * one slot and doubles them, up to {@value #MAX_SLOTS} or 64 KiB, when a batch fills: request/response traffic
+ * commits a frame or two per lock and must not pay a stream's memory per connection.
  *
  * <p>Not thread-safe: the holder of the session's lock owns it.
  */

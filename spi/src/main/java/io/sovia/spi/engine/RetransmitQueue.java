@@ -3,12 +3,12 @@ package io.sovia.spi.engine;
 import java.nio.ByteBuffer;
 
 /**
- * Sequenced frames sent on an unreliable link and not yet acknowledged, oldest first, with their send
- * times (ESP's retransmission queue): copies of the frames sent, or, for a link that sends from the caller's memory,
- * the frames themselves, written here once ({@link #claim()}, {@link #keep}). Slots of the link's frame size, so no object per frame; 8 of them at first,
- * doubled when full up to w: w slots at once (377 KB for 256 standard frames) made every connection pay for a
- * stream's window, and a JVM opening a thousand connections a second collect them.
- * Not thread-safe: the session lock guards it.
+ * Sequenced frames sent on an unreliable link and not yet acknowledged, oldest first, with their send times (ESP's
+ * retransmission queue): copies of the frames sent, or, for a link that sends from the caller's memory, the frames
+ * themselves, written here once ({@link #claim()}, {@link #keep}). Slots of the link's frame size, so no object per
+ * frame; 8 of them at first, doubled when full up to w: w slots at once (377 KB for 256 standard frames) made every
+ * connection pay for a stream's window, and a JVM opening a thousand connections a second collect them. Not
+ * thread-safe: the session lock guards it.
  */
 final class RetransmitQueue {
     private static final int INITIAL_SLOTS = 8;
