@@ -240,19 +240,24 @@ final class EthPort {
             ByteBuffer b = ring.buffer();
             while (ring.ready()) {
                 int slot = ring.slot();
-                int frame = ring.frame(slot);
-                EthLink link = destination(b, frame, ring.length(slot));
-                if (link != null) {
-                    int at = frame + EthFrameDescriptor.HEADER_LENGTH;
-                    int length = EthFrameDescriptor.payloadLength(b, frame);
-                    if (link == target && direct && taken < limit && handler.onFrame(b, at, length)) {
-                        taken++;
-                    } else {
-                        direct &= link != target;
-                        link.receive(b, at, length);
+                try {
+                    int frame = ring.frame(slot);
+                    EthLink link = destination(b, frame, ring.length(slot));
+                    if (link != null) {
+                        int at = frame + EthFrameDescriptor.HEADER_LENGTH;
+                        int length = EthFrameDescriptor.payloadLength(b, frame);
+                        if (link == target && direct && taken < limit && handler.onFrame(b, at, length)) {
+                            taken++;
+                        } else {
+                            direct &= link != target;
+                            link.receive(b, at, length);
+                        }
                     }
+                } finally {
+                    // even if the engine threw: a frame left in the ring would come round again at every pump,
+                    // and every link of this JVM waits behind it
+                    ring.release(slot);
                 }
-                ring.release(slot);
             }
         } finally {
             pumping.set(false);
