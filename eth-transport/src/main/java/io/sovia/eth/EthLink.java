@@ -308,12 +308,17 @@ final class EthLink implements Link {
         return false;
     }
 
+    /**
+     * Waits for another thread's pump to finish before it looks: the engine asks this to conclude that a peer marked
+     * gone sent nothing more, and a frame of ours another thread has taken from the ring but not yet queued would
+     * otherwise be missed (the peer's GONE comes by the control socket and can overtake it).
+     */
     @Override
     public boolean hasFrames() {
         if (inbound.hasFrames()) {
             return true;
         }
-        port.pump();
+        port.pumpAfterOthers();
         return inbound.hasFrames();
     }
 

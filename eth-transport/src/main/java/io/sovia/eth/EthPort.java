@@ -14,7 +14,7 @@ import java.nio.ByteOrder;
 import java.security.SecureRandom;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
@@ -25,8 +25,9 @@ import java.util.function.Consumer;
  * frames (hellos, beats, nudges, gone), read by the {@link EthReceiver}; the table of this JVM's links by id,
  * its listeners by port, and the peer JVMs it has links with.
  *
- * <p>Threading: any thread. The ring is read by one thread at a time, whoever takes {@link #pumping}; a thread
- * that finds it taken goes on, since the holder delivers to every link and wakes the armed ones.
+ * <p>Threading: any thread. The ring is read by one thread at a time, whoever takes {@link #pumper}; a thread
+ * that finds it taken goes on, since the holder delivers to every link and wakes the armed ones, except one that
+ * must know every frame has reached its link ({@link #pumpAfterOthers()}).
  */
 final class EthPort {
     static final int MAX_LINKS = 1 << 16;
@@ -40,7 +41,8 @@ final class EthPort {
     final int dataFd;
     final int controlFd;
     private final RxRing ring;
-    private final AtomicBoolean pumping = new AtomicBoolean();
+    /** The thread reading the ring, or null. */
+    private final AtomicReference<Thread> pumper = new AtomicReference<>();
     private final AtomicReferenceArray<EthLink> links = new AtomicReferenceArray<>(MAX_LINKS);
     /** Per slot, bumped at each reuse so a stale id never names a new link; guarded by {@code links}. */
     private final int[] generations = new int[MAX_LINKS];
@@ -223,6 +225,27 @@ final class EthPort {
     }
 
     /**
+     * As {@link #pump()}, but when another thread is at it, waits until it is done, so that every frame in the ring
+     * when this was called has reached its link on return. A pump runs no blocking call (its wake-ups only try
+     * locks), so the wait is short; called from within a pump (the engine's code for the polling link runs there),
+     * it returns at once, as that pump goes on.
+     */
+    void pumpAfterOthers() {
+        Thread me = Thread.currentThread();
+        if (pumper.get() == me) {
+            return;
+        }
+        while (!pumper.compareAndSet(null, me)) {
+            Thread.onSpinWait();
+        }
+        try {
+            drain(null, null, 0);
+        } finally {
+            pumper.set(null);
+        }
+    }
+
+    /**
      * As {@link #pump()}, but frames for {@code target} go straight from the ring to {@code handler}, up to
      * {@code limit} of them, instead of as copies through the target's queue: what its session's lock holder, which
      * polls it, calls once the queue is empty. A frame the handler leaves, and every later one for the target, is
@@ -231,36 +254,41 @@ final class EthPort {
      * @return the frames {@code handler} took
      */
     int pump(EthLink target, FrameHandler handler, int limit) {
-        if (!ring.ready() || !pumping.compareAndSet(false, true)) {
+        if (!ring.ready() || !pumper.compareAndSet(null, Thread.currentThread())) {
             return 0;
         }
+        try {
+            return drain(target, handler, limit);
+        } finally {
+            pumper.set(null);
+        }
+    }
+
+    /** The pump's work, by the thread that holds {@link #pumper}. */
+    private int drain(EthLink target, FrameHandler handler, int limit) {
         int taken = 0;
         boolean direct = target != null;
-        try {
-            ByteBuffer b = ring.buffer();
-            while (ring.ready()) {
-                int slot = ring.slot();
-                try {
-                    int frame = ring.frame(slot);
-                    EthLink link = destination(b, frame, ring.length(slot));
-                    if (link != null) {
-                        int at = frame + EthFrameDescriptor.HEADER_LENGTH;
-                        int length = EthFrameDescriptor.payloadLength(b, frame);
-                        if (link == target && direct && taken < limit && handler.onFrame(b, at, length)) {
-                            taken++;
-                        } else {
-                            direct &= link != target;
-                            link.receive(b, at, length);
-                        }
+        ByteBuffer b = ring.buffer();
+        while (ring.ready()) {
+            int slot = ring.slot();
+            try {
+                int frame = ring.frame(slot);
+                EthLink link = destination(b, frame, ring.length(slot));
+                if (link != null) {
+                    int at = frame + EthFrameDescriptor.HEADER_LENGTH;
+                    int length = EthFrameDescriptor.payloadLength(b, frame);
+                    if (link == target && direct && taken < limit && handler.onFrame(b, at, length)) {
+                        taken++;
+                    } else {
+                        direct &= link != target;
+                        link.receive(b, at, length);
                     }
-                } finally {
-                    // even if the engine threw: a frame left in the ring would come round again at every pump,
-                    // and every link of this JVM waits behind it
-                    ring.release(slot);
                 }
+            } finally {
+                // even if the engine threw: a frame left in the ring would come round again at every pump,
+                // and every link of this JVM waits behind it
+                ring.release(slot);
             }
-        } finally {
-            pumping.set(false);
         }
         return taken;
     }
