@@ -456,24 +456,25 @@ final class SessionSender {
 
     /** Resends a kept frame with the current ack and window: in place, or as a copy in the link's buffer. */
     boolean resend(ByteBuffer frame, int frameOffset, int length) {
+        ByteBuffer target = frame;
+        int offset = frameOffset;
+        if (!inPlace) {
+            offset = link.claim(length);
+            if (offset < 0) {
+                return false;
+            }
+            target = link.sendBuffer();
+            target.put(offset, frame, frameOffset, length);
+        }
         long edge = receiver.edge();
-        if (inPlace) {
-            out.wrap(frame, frameOffset).ackAndWindow(receiver.rcvNxt(), edge);
-            out.gap(receiver.hasGap());
-            link.send(frame, frameOffset, length);
-            inPlaceUnsent = true;
-            receiver.advertised(edge);
-            ringPending = true;
-            return true;
-        }
-        int offset = link.claim(length);
-        if (offset < 0) {
-            return false;
-        }
-        link.sendBuffer().put(offset, frame, frameOffset, length);
-        out.wrap(link.sendBuffer(), offset).ackAndWindow(receiver.rcvNxt(), edge);
+        out.wrap(target, offset).ackAndWindow(receiver.rcvNxt(), edge);
         out.gap(receiver.hasGap());
-        link.commit(offset);
+        if (inPlace) {
+            link.send(target, offset, length);
+            inPlaceUnsent = true;
+        } else {
+            link.commit(offset);
+        }
         receiver.advertised(edge);
         ringPending = true;
         return true;
