@@ -322,7 +322,7 @@ public final class Session {
     public void closeLink() {
         lock.lock();
         try {
-            machine.flushLink();
+            machine.released();
             link.close();
         } finally {
             lock.unlock();

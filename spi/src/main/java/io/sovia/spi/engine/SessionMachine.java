@@ -134,6 +134,21 @@ final class SessionMachine {
         sender.flushLink();
     }
 
+    /**
+     * The link is let go once the session is finished: what the link holds goes, then no timer may run. A FIN
+     * sent to a peer already gone (it closed first and let its link go) waits for an ack that never comes; its
+     * retransmission timer kept the session on the service's rounds, resent at every backoff into a closed link.
+     */
+    void released() {
+        sender.flushLink();
+        receiver.cancelAck();
+        sender.cancelNagle();
+        sender.stopProbing();
+        if (retransmitter != null) {
+            retransmitter.clear();
+        }
+    }
+
     int read(ByteBuffer dst) throws IOException {
         flush(true);
         receiver.offerDirect(dst);
@@ -610,7 +625,7 @@ final class SessionMachine {
     private void flush(boolean force) {
         if (failure == null // a failed session sends nothing more (no FIN after a reset)
                 && sender.flushUnsent(force, dataMayFlow())
-                && outState == OUT_FIN_PENDING && dataMayFlow() && sender.sendFin()) {
+                && outState == OUT_FIN_PENDING && dataMayFlow() && !peerClosed && sender.sendFin()) {
             outState = OUT_FIN_SENT;
         }
         watchCredit();

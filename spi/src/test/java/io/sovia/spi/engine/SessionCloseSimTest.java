@@ -219,6 +219,59 @@ class SessionCloseSimTest {
     }
 
     /**
+     * The end that closes first (B) lets its link go once its FIN is delivered, as TCP's FIN_WAIT_2 would
+     * not; the other end (A) closes later, before or after it learns that. A finishes either way with nothing
+     * lost, sends no FIN once it knows B is gone, and once it lets its link go keeps no timer: a FIN of A's
+     * that B will never acknowledge kept a timer that had the service thread resend it into the closed link
+     * at every backoff (on eth, 2.3 resends a connection, and hundreds of such sessions on its rounds).
+     */
+    @Test
+    @Timeout(value = 120, threadMode = SEPARATE_THREAD)
+    void aSessionClosingAfterItsPeerLetGoKeepsNoTimer() {
+        SimSeeds.run("closeAfterPeerLetGo", SEEDS, seed -> {
+            SimScenario s = SimScenario.random(seed, "closeAfterPeerLetGo", 0.3);
+            Random r = SimSeeds.random(seed, 3);
+            long x = SimScenario.logUniform(r, 1, 20_000);
+            long y = SimScenario.logUniform(r, 1, 20_000);
+            s.a.writeTotal = s.b.expectIn = x;
+            s.b.writeTotal = s.a.expectIn = y;
+            s.a.shutdownWhenWritten = false;
+            s.a.closeWhenDone = s.b.closeWhenDone = false;
+            s.handshake(r.nextBoolean());
+            s.driver.runUntil("B's stream and FIN read, A's stream read", () -> s.a.eof && s.b.read == x);
+            s.b.session.close();
+            s.driver.runUntil("B finished", s.b.session::isFinished);
+            boolean aClosesFirst = r.nextBoolean();
+            if (aClosesFirst) {
+                s.net.dropIf = f -> f[0] == FrameFlyweight.FIN; // A's FIN never comes to B (B's was delivered)
+                s.a.session.close();
+            }
+            s.b.session.closeLink();
+            s.driver.bActive = s.driver.bAlive = false;
+            SimLink aLink = s.driver.link(s.a);
+            s.driver.runUntil("A seeing B gone", () -> {
+                s.a.session.poll();
+                return !aLink.isPeerAlive();
+            });
+            long finsSent = aLink.sent(FrameFlyweight.FIN);
+            if (!aClosesFirst) {
+                s.a.session.close();
+            }
+            if (!s.a.session.isFinished() || s.a.error != null) {
+                throw s.fail("A is not finished cleanly once B let go: " + s.a.error);
+            }
+            if (aLink.sent(FrameFlyweight.FIN) != finsSent) {
+                throw s.fail("A sent a FIN to a peer it knew was gone");
+            }
+            s.a.session.closeLink();
+            long next = s.a.session.serviceVisit();
+            if (next != 0) {
+                throw s.fail("A let its link go with a timer due in " + (next - s.net.now) + " ns");
+            }
+        });
+    }
+
+    /**
      * A random link, A streaming to B without end (and B to A on half the seeds if {@code bWrites}), B
      * having read something.
      */
