@@ -113,9 +113,10 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
         if (!(target instanceof SoviaSocketImpl)) {
             // The JDK made the target itself (our factory failed for it): it can only carry TCP, so a
             // same-JVM client waiting to be claimed is reset rather than left hanging.
+            int changes = bufferSizes.changes();
             NioImpl.accept(delegate, target);
             SessionBackend orphan = claim(new InetSocketAddress(NioImpl.address(target), NioImpl.port(target)),
-                    new InetSocketAddress(NioImpl.localPort(target)), target);
+                    new InetSocketAddress(NioImpl.localPort(target)), target, changes);
             if (orphan != null) {
                 orphan.setOption(StandardSocketOptions.SO_LINGER, 0);
                 orphan.close();
@@ -124,10 +125,11 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
             return;
         }
         SoviaSocketImpl accepted = (SoviaSocketImpl) target;
+        int changes = bufferSizes.changes();
         NioImpl.accept(delegate, accepted.delegate);
         accepted.syncFields();
         SessionBackend session = claim(new InetSocketAddress(accepted.address, accepted.port),
-                accepted.localAddress(), accepted.delegate);
+                accepted.localAddress(), accepted.delegate, changes);
         if (session != null) {
             accepted.runOn(session);
             NioImpl.close(accepted.delegate);
@@ -135,9 +137,13 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
         SoviaStats.connection(session == null ? PathKind.TCP : session.path());
     }
 
-    /** Whether a client offered the connection just accepted into {@code impl} on an accelerated path. */
-    private SessionBackend claim(InetSocketAddress remote, InetSocketAddress local, SocketImpl impl) throws IOException {
-        return listeners.claim(remote, local, NioImpl.setupOptions(impl), bufferSizes, false);
+    /**
+     * Whether a client offered the connection just accepted into {@code impl} on an accelerated path; {@code
+     * changes}: the listener's option count before the kernel's accept ({@link Listeners#claim}).
+     */
+    private SessionBackend claim(InetSocketAddress remote, InetSocketAddress local, SocketImpl impl, int changes)
+            throws IOException {
+        return listeners.claim(remote, local, NioImpl.setupOptions(impl), bufferSizes, changes, false);
     }
 
     /** SocketImpl's protected fields are read by Socket and by subclasses; keep them as the delegate's. */

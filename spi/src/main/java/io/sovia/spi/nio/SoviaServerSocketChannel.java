@@ -91,7 +91,8 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
     @Override
     public SocketChannel accept() throws IOException {
         ensureBound();
-        return accepted(blocking(backend::accept));
+        int changes = backend.bufferSizes().changes();
+        return accepted(blocking(backend::accept), changes);
     }
 
     /** A blocking accept within {@code timeoutMillis} (0 = no limit), for the adaptor. */
@@ -100,7 +101,8 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
             throw new IllegalBlockingModeException();
         }
         ensureBound();
-        return accepted(blocking(() -> backend.accept(timeoutMillis)));
+        int changes = backend.bufferSizes().changes();
+        return accepted(blocking(() -> backend.accept(timeoutMillis)), changes);
     }
 
     /** A backend accept that may block. */
@@ -128,19 +130,20 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
         }
     }
 
-    private SoviaSocketChannel accepted(SocketBackend tcp) throws IOException {
+    /** {@code changes}: the listener's option count before the kernel's accept ({@link Listeners#claim}). */
+    private SoviaSocketChannel accepted(SocketBackend tcp, int changes) throws IOException {
         if (tcp == null) {
             return null;
         }
-        SocketBackend b = claim(tcp);
+        SocketBackend b = claim(tcp, changes);
         SoviaStats.connection(b.path());
         return new SoviaSocketChannel(provider(), b);
     }
 
     /** Whether a client offered this connection on an accelerated path: then it moves there. */
-    private SocketBackend claim(SocketBackend tcp) throws IOException {
+    private SocketBackend claim(SocketBackend tcp, int changes) throws IOException {
         SessionBackend session = listeners.claim((InetSocketAddress) tcp.remoteAddress(),
-                (InetSocketAddress) tcp.localAddress(), SetupOptions.of(tcp), backend.bufferSizes(), true);
+                (InetSocketAddress) tcp.localAddress(), SetupOptions.of(tcp), backend.bufferSizes(), changes, true);
         if (session == null) {
             return tcp;
         }

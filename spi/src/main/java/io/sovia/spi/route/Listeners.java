@@ -69,14 +69,16 @@ public final class Listeners {
      * @param options the accepted TCP socket's options, which the session keeps; read only for a claimed
      *                connection (system calls), before the caller closes that socket
      * @param sizes   the buffer sizes the app set on the listener
+     * @param changes {@code sizes.changes()} read before the kernel's accept: an option the app sets on the
+     *                listener after that is not the accepted socket's, which must not be cached under it
      */
     public SessionBackend claim(InetSocketAddress remote, InetSocketAddress local,
-                                SetupOptions options, BufferSizes sizes,
+                                SetupOptions options, BufferSizes sizes, int changes,
                                 boolean interruptible) throws IOException {
         for (Listening l : listening) {
             Transport.Claimed claimed = l.listener().claim(remote);
             if (claimed != null) {
-                return serve(l.transport(), claimed, remote, local, options, sizes, interruptible);
+                return serve(l.transport(), claimed, remote, local, options, sizes, changes, interruptible);
             }
         }
         return null;
@@ -84,10 +86,10 @@ public final class Listeners {
 
     private SessionBackend serve(Transport transport, Transport.Claimed claimed, InetSocketAddress remote,
                                  InetSocketAddress local, SetupOptions options,
-                                 BufferSizes sizes, boolean interruptible) throws IOException {
+                                 BufferSizes sizes, int changes, boolean interruptible) throws IOException {
         try {
             return Sessions.backend(Sessions.server(claimed.link(), sizes), transport.path(), local, remote,
-                    claimed.lifetime(), inherited(options, sizes), interruptible);
+                    claimed.lifetime(), inherited(options, changes), interruptible);
         } catch (Exception e) {
             // the client already runs on the link: closing it resets the client instead of leaving it hanging
             claimed.link().close();
@@ -102,8 +104,7 @@ public final class Listeners {
      * on the listener since. An accepted socket inherits its options from its listener, so one snapshot serves them
      * all; it took 15 {@code getsockopt} calls per accept.
      */
-    private SetupOptions inherited(SetupOptions accepted, BufferSizes listenerOptions) {
-        int changes = listenerOptions.changes();
+    private SetupOptions inherited(SetupOptions accepted, int changes) {
         Inherited last = inherited;
         if (last != null && last.listenerChanges() == changes) {
             return last.options();
