@@ -57,6 +57,8 @@ final class SessionMachine {
     private static final int TAKE = 0;
     private static final int DIRECT_ONLY = 1;
     private static final int NONE = 2;
+    /** How often a call looks at the clock for combining's deadline when no other timer runs. */
+    static final int NAGLE_CHECK_CALLS = 16;
     /** Guarded by the session lock, like every field here. */
     private int dataMode = TAKE;
     /** Set when a poll left a DATA frame in the link. */
@@ -83,6 +85,8 @@ final class SessionMachine {
     private boolean peerClosed;
     /** This end reset the connection (abort, or data after close). */
     private boolean resetSent;
+    /** Calls since the clock was last read for combining's deadline alone (see {@link #afterFrames}). */
+    private int nagleSkips;
     /** Aborted before the handshake ended on a lossy link, with bytes written: the reset follows them then. */
     private boolean resetAfterHandshake;
     private IOException failure;
@@ -191,10 +195,14 @@ final class SessionMachine {
     }
 
     int write(ByteBuffer src) throws IOException {
-        poll();
+        afterFrames(link.poll(handler, Integer.MAX_VALUE) > 0, true);
         checkWritable();
         boolean large = src.remaining() >= config.smallWrite();
-        flush(large);
+        if (large) {
+            // what combining holds goes first, so this write may be framed straight from src; for a small
+            // write the poll above has just flushed as much as may go
+            flush(true);
+        }
         int total = sender.accept(src, large, dataMayFlow());
         flush(large);
         return total;
@@ -390,11 +398,14 @@ final class SessionMachine {
 
     /** Processes arrived frames and due timers; returns whether any frame arrived. */
     boolean poll() {
-        return afterFrames(link.poll(handler, Integer.MAX_VALUE) > 0);
+        return afterFrames(link.poll(handler, Integer.MAX_VALUE) > 0, false);
     }
 
-    /** What follows taking frames: the peer's death once nothing of it is left, timers, sending. */
-    private boolean afterFrames(boolean any) {
+    /**
+     * What follows taking frames: the peer's death once nothing of it is left, timers, sending. {@code writing}: a
+     * write calls, which may leave combining's deadline to a later call (see below).
+     */
+    private boolean afterFrames(boolean any, boolean writing) {
         // liveness first: a peer marks itself gone only after its last frame, so frames seen empty
         // after that are empty for good (the other order loses frames written between the two reads)
         if (failure == null && !link.isPeerAlive() && !link.hasFrames()) {
@@ -406,12 +417,17 @@ final class SessionMachine {
             sender.stopProbing();
             return any;
         }
-        // the clock only when a timer runs: this is on every read and write
-        long now = retransmitter != null || nextDeadline() != 0 ? clock.getAsLong() : 0;
+        // the clock only when a timer runs: this is on every read and write. A write looks at combining's deadline
+        // alone at every NAGLE_CHECK_CALLS-th call: a writer of small pieces comes here at each, the clock read
+        // was a third of its time, and the service thread flushes at that deadline anyway
+        boolean timed = retransmitter != null || receiver.ackDeadline() != 0 || sender.probeDeadline() != 0;
+        boolean nagle = sender.nagleDeadline() != 0
+                && (timed || !writing || ++nagleSkips % NAGLE_CHECK_CALLS == 0);
+        long now = timed || nagle ? clock.getAsLong() : 0;
         if (retransmitter != null) {
             retransmitter.onTime(now);
         }
-        if (sender.nagleDue(now)) {
+        if (nagle && sender.nagleDue(now)) {
             flush(true);
         }
         if (sender.probeDue(now)) {

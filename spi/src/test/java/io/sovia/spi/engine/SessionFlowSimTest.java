@@ -276,6 +276,32 @@ class SessionFlowSimTest {
     }
 
     /**
+     * Small writes past combining's deadline flush what it holds themselves, within {@code
+     * SessionMachine.NAGLE_CHECK_CALLS} writes (a write looks at the clock for that deadline only that often; the
+     * service thread flushes at the deadline meanwhile), and no write does before the deadline.
+     */
+    @Test
+    @Timeout(value = 10, threadMode = SEPARATE_THREAD)
+    void smallWritesPastTheDeadlineFlushWithinAFewCalls() throws IOException {
+        SimScenario s = oneByteHeld();
+        long deadline = s.a.session.nextDeadline();
+        for (int i = 0; i < 2 * SessionMachine.NAGLE_CHECK_CALLS; i++) {
+            write(s, 1);
+        }
+        expectData(s, 1, "no write flushes before the deadline");
+        s.net.now = deadline;
+        int calls = 0;
+        while (s.driver.link(s.a).sent(FrameFlyweight.DATA) == 1) {
+            if (++calls > SessionMachine.NAGLE_CHECK_CALLS) {
+                throw s.fail("writes past the deadline held their bytes for " + calls + " calls");
+            }
+            write(s, 1);
+        }
+        expectData(s, 2, "the held bytes go in one frame");
+        serverReadsAll(s);
+    }
+
+    /**
      * The combine limit: held bytes go out on the very write that makes them fill a frame (or half the
      * send buffer, if that is less), the clock standing still, so not by the timer; before it, none do.
      */
