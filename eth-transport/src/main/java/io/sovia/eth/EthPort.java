@@ -32,6 +32,8 @@ import java.util.function.Consumer;
 final class EthPort {
     static final int MAX_LINKS = 1 << 16;
     private static final int SLOT_HEADROOM = 128;
+    /** Spins a thread waiting for another's pump makes before it yields: a pump takes microseconds. */
+    private static final int PUMP_WAIT_SPINS = 100;
 
     final EthInterface nic;
     final HostTable table;
@@ -235,8 +237,13 @@ final class EthPort {
         if (pumper.get() == me) {
             return;
         }
-        while (!pumper.compareAndSet(null, me)) {
-            Thread.onSpinWait();
+        for (int spins = 0; !pumper.compareAndSet(null, me); spins++) {
+            if (spins < PUMP_WAIT_SPINS) {
+                Thread.onSpinWait();
+            } else {
+                // the holder may have lost its core to this thread (threads outnumber cores): let it finish
+                Thread.yield();
+            }
         }
         try {
             drain(null, null, 0);
