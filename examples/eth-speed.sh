@@ -17,15 +17,20 @@
 #            ringpong blast (MTU-sized frames, 32 per sendmmsg) into ringpong sink (a busy-polled TPACKET_V2 ring),
 #            no protocol, no flow control, what the sink received (whole frames)
 #   jumbo    MTU 9000: the same stream and floor
+#   conns    MTU 1500: CONNS connections at once (ManyPingApp: a thread per connection at both ends, each
+#            ping-ponging 64 B with TCP_NODELAY), round trips a second over all of them for SECONDS_PER_RUN; with
+#            the agent, how many connections went over eth (a connect whose hello is not answered within
+#            sovia.eth.connect.millis uses TCP: counted, not a failure)
 # Targets (a missed one is reported, not an error): round trips TCP/eth >= 2x and eth/floor <= 2x; streams at
-# MTU 1500 >= 1.4 GB/s (1.4e9 B/s = 1335 MiB/s) over eth, at MTU 9000 eth/TCP >= 1x.
+# MTU 1500 >= 1.4 GB/s (1.4e9 B/s = 1335 MiB/s) over eth, at MTU 9000 eth/TCP >= 1x; many connections eth/TCP >= 1x
+# (never slower than TCP).
 # PingPongApp's rtt_us is a mean; the floor is ringpong's median (p50), which one stall cannot lift as it can the
 # mean (printed too, with p99).
 # Exit status: 0 when every run ran (targets met or not); 1 when one failed (did not start, failed, timed out:
 # every process runs under `timeout`, or with the agent did not go over eth; the runs' logs are then kept);
 # 77 (skip) when the namespaces cannot be made (not root, no veth). Needs root, 2 CPUs, iproute2, taskset, and
 # gcc for ringpong (without it the floor is left out).
-# Environment: PINGS (default 100000; a quarter warm up: with 20,000 the JIT was still at work and eth measured
+# Environment: CONNS (default "10 100"), PINGS (default 100000; a quarter warm up: with 20,000 the JIT was still at work and eth measured
 # 32-42 us, with 100,000 9 us), PING_SIZES (default "64 1024"), SECONDS_PER_RUN (default 3;
 # not SECONDS, which bash keeps), CSV (default eth-speed.csv: section,mtu,api,size,agent,value,unit; agent is
 # no, yes or reference, the ring rows' size is the ping size they stand for), SOVIA_NS_PREFIX (default sovia-speed,
@@ -35,7 +40,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-SECTIONS=${*:-rtt streams jumbo}
+SECTIONS=${*:-rtt streams jumbo conns}
+CONNS=${CONNS:-10 100}
 PINGS=${PINGS:-100000}
 PING_SIZES=${PING_SIZES:-64 1024}
 RUN_SECONDS=${SECONDS_PER_RUN:-3}
@@ -70,7 +76,7 @@ cleanup() {
 trap cleanup EXIT
 
 for s in $SECTIONS; do
-  case $s in rtt | streams | jumbo) ;; *) say "unknown section $s (rtt, streams, jumbo)"; exit 2 ;; esac
+  case $s in rtt | streams | jumbo | conns) ;; *) say "unknown section $s (rtt, streams, jumbo, conns)"; exit 2 ;; esac
 done
 for n in $PINGS $RUN_SECONDS; do
   [[ $n =~ ^[0-9]+$ ]] && ((n > 0)) || { say "PINGS and SECONDS_PER_RUN must be positive integers"; exit 2; }
@@ -335,6 +341,37 @@ stream_floor() {
     "$(sed -n 's/^mib_s=[^ ]* //p' "$OUT/$tag.server.out")"
 }
 
+# many N AGENT: ManyPingApp, N connections ping-ponging at once
+many() {
+  local n=$1 agent=$2 tag=many-$1-$2 what="ManyPingApp $1 connections, agent $2 (MTU $MTU)" port rc=0 value eth tcp note=
+  flags "$tag" "$agent" server
+  serve "$tag" $((RUN_SECONDS * 2 + 120)) '^PORT ' "$what" "$JAVA" "${JFLAGS[@]}" -Ddemo.host=$IP_B \
+    -cp "$CP" io.sovia.examples.ManyPingApp server || return 0
+  local server=$SERVER
+  port=$(sed -n 's/^PORT //p' "$OUT/$tag.server.out")
+  flags "$tag" "$agent" client
+  run "$OUT/$tag.client" $((RUN_SECONDS * 2 + 90)) a 0 "$JAVA" "${JFLAGS[@]}" -Ddemo.host=$IP_B \
+    -cp "$CP" io.sovia.examples.ManyPingApp client "$port" "$n" "$RUN_SECONDS" || rc=$?
+  stop "$server" # serves until killed; SIGTERM runs the agent's exit hook, which writes the stats
+  value=$(field pings_per_s "$OUT/$tag.client.out")
+  if ((rc != 0)) || [[ -z $value ]]; then
+    fail "$what: the client's exit status $rc$( ((rc == 124)) && echo ', timed out')" "$OUT/$tag.client.out" \
+      "$OUT/$tag.client.err" "$OUT/$tag.server.err"
+    return 0
+  fi
+  if [[ $agent == yes ]]; then
+    eth=$(path "$OUT/$tag.client.json" eth)
+    tcp=$(path "$OUT/$tag.client.json" tcp)
+    [[ -n $eth ]] || { fail "$what: the client wrote no stats" "$OUT/$tag.client.err"; return 0; }
+    R[conns-eth,$n]=$eth
+    note="  ($eth on eth, ${tcp:-0} on TCP)"
+  fi
+  R[conns,$n,$agent]=$value
+  record conns many-ping "$n" "$agent" "$value" pings/s
+  printf 'conns   mtu %-5s %-10s  %5s    %10s round trips/s%s\n' "$MTU" \
+    "$([[ $agent == yes ]] && echo 'Sovia eth' || echo 'JDK TCP')" "$n" "$value" "$note"
+}
+
 # others WHEN: warns of JVMs that are not this script's (there are none of ours before or after the runs)
 others() {
   local n
@@ -344,7 +381,7 @@ others() {
 
 # --- measure -------------------------------------------------------------------------------------------------------
 others "at the start"
-if [[ " $SECTIONS " == *" rtt "* || " $SECTIONS " == *" streams "* ]]; then
+if [[ " $SECTIONS " == *" rtt "* || " $SECTIONS " == *" streams "* || " $SECTIONS " == *" conns "* ]]; then
   up 1500
   if [[ " $SECTIONS " == *" rtt "* ]]; then
     for size in $PING_SIZES; do
@@ -357,6 +394,12 @@ if [[ " $SECTIONS " == *" rtt "* || " $SECTIONS " == *" streams "* ]]; then
     [[ -n $RINGPONG ]] && stream_floor
     stream no
     stream yes
+  fi
+  if [[ " $SECTIONS " == *" conns "* ]]; then
+    for n in $CONNS; do
+      many "$n" no
+      many "$n" yes
+    done
   fi
 fi
 if [[ " $SECTIONS " == *" jumbo "* ]]; then
@@ -422,6 +465,19 @@ if [[ " $SECTIONS " == *" streams "* || " $SECTIONS " == *" jumbo "* ]]; then
   done
   echo "  raw floor: MTU-sized raw frames, 32 per sendmmsg, into a busy-polled packet ring: what the kernel and this"
   echo "  veth pair carry one way with no protocol, no copy into an app and no flow control"
+  echo
+fi
+if [[ " $SECTIONS " == *" conns "* ]]; then
+  echo "Many connections at once, ManyPingApp (64 B round trips, a thread per connection at both ends), ${RUN_SECONDS} s" \
+    "(round trips a second over all connections)"
+  printf '%6s %10s %10s %8s %8s   %s\n' conns "JDK TCP" "Sovia eth" eth/TCP "on eth" "target"
+  for n in $CONNS; do
+    a=$(ratio "$(v "conns,$n,yes")" "$(v "conns,$n,no")")
+    target="eth/TCP >= 1x: $(verdict "$a" '>=' 1)"
+    [[ $(v "conns-eth,$n") == "$n" ]] || target="eth/TCP >= 1x: n/a (not every connection went over eth)"
+    printf '%6s %10s %10s %8s %8s   %s\n' "$n" "$(v "conns,$n,no")" "$(v "conns,$n,yes")" "${a}x" \
+      "$(v "conns-eth,$n")" "$target"
+  done
   echo
 fi
 echo "CSV: $CSV"
