@@ -3,7 +3,8 @@
 # core and to separate cores, printed side by side with ratios, and every figure also as CSV.
 #
 #   bash examples/speed.sh                 every section
-#   bash examples/speed.sh setup streams   only those sections (rtt, sleeping, busy, streams, setup, curves, rpc, ftp)
+#   bash examples/speed.sh setup streams   only those sections (rtt, sleeping, busy, streams, setup, conns, curves, rpc,
+#                                          ftp)
 #
 # Sections:
 #   rtt       64-byte round trips (PingPongApp: blocking NIO, java.net, a Selector loop), with the references of
@@ -13,6 +14,8 @@
 #   streams   one-way throughput (StreamApp) for write sizes SIZES through APIS (net: java.net streams, heap:
 #             Channels streams over a heap array, direct: a direct buffer, file: FileChannel.transferTo)
 #   setup     connections opened, one byte each way, closed (ConnectApp)
+#   conns     CONNS connections at once (default "10 100"; ManyPingApp: a thread per connection at both ends, 64-byte
+#             ping-pong over java.net streams), round trips a second over all of them; size is the connection count
 #   curves    one-way latency (half a blocking-NIO ping-pong's round trip) and bandwidth (StreamApp, direct-buffer
 #             writes) for message sizes CURVE_SIZES (default "1 16 256 4096 65536 1048576"), separate cores: JDK TCP,
 #             a UNIX domain socket (latency), Sovia's jvm path (one JVM) and shm path (two JVMs); drawn by
@@ -32,7 +35,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-SECTIONS=${*:-rtt sleeping busy streams setup curves rpc ftp}
+SECTIONS=${*:-rtt sleeping busy streams setup conns curves rpc ftp}
 RUN_SECONDS=${SECONDS_PER_RUN:-3}
 PINGS=${PINGS:-100000}
 SIZES=${SIZES:-64 4096 65536 1048576}
@@ -283,6 +286,21 @@ for section in $SECTIONS; do
           done
           row streams "$1" "$api" "$size" "MiB/s" "${figures[@]}" yes
         done
+      done
+    done
+    ;;
+  conns)
+    for pin in "${PINNINGS[@]}"; do
+      set -- $pin
+      for n in ${CONNS:-10 100}; do
+        figures=()
+        for agent in no yes; do
+          serve ManyPingApp "$2" "$agent"
+          client ManyPingApp "$3" "$agent" -- "$PORT" "$n" "$RUN_SECONDS"
+          figures+=("$(field pings_per_s "$OUT/client.out")")
+          stop_server
+        done
+        row conns "$1" net "$n" "round trips/s" "${figures[@]}" yes
       done
     done
     ;;
