@@ -14,6 +14,7 @@ import java.nio.ByteOrder;
 import java.security.SecureRandom;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiConsumer;
@@ -45,6 +46,8 @@ final class EthPort {
     private final RxRing ring;
     /** The thread reading the ring, or null. */
     private final AtomicReference<Thread> pumper = new AtomicReference<>();
+    /** Connects of this JVM waiting for the answer to their hello ({@link EthLink#hello}). */
+    final AtomicInteger hellosWaiting = new AtomicInteger();
     private final AtomicReferenceArray<EthLink> links = new AtomicReferenceArray<>(MAX_LINKS);
     /** Per slot, bumped at each reuse so a stale id never names a new link; guarded by {@code links}. */
     private final int[] generations = new int[MAX_LINKS];

@@ -153,6 +153,33 @@ class EthFailureTest {
         }
     }
 
+    /**
+     * A burst of connects from a fresh JVM to a fresh server, at the default {@code sovia.eth.connect.millis} (50):
+     * the listener answers the hellos one after another (100 at once took 66-120 ms), so each connect waits longer
+     * while many wait at once, and every one goes over eth. With a fixed 50 ms most went to TCP, and the destination
+     * stayed there for {@code sovia.eth.verdict.millis}.
+     */
+    @Test
+    @Timeout(120)
+    void burstOfConnectsFromAFreshJvmAllGoOverEth() throws Exception {
+        int connections = 100;
+        try (EthNamespaces hosts = EthNamespaces.direct(dir, "svburst", 1500);
+             ForkedJvm server = ForkedJvm.start(dir, "server", agent(hosts, "b", "server"), ManyPingApp.class,
+                     "server")) {
+            int port = server.awaitPort(STEP);
+            ForkedJvm.Options impatient = ForkedJvm.Options.agent(dir.resolve("client.stats.json"),
+                    "-Dsovia.hosts=" + hosts.hosts(), "-Ddemo.host=" + EthNamespaces.SERVER_IP).withPrefix(hosts.in("a"));
+            try (ForkedJvm client = ForkedJvm.start(dir, "client", impatient, ManyPingApp.class, "client",
+                    String.valueOf(port), String.valueOf(connections), "1")) {
+                client.awaitResult(STEP);
+                assertEquals(0, client.awaitExit(STEP), client::report);
+                SoviaStats stats = SoviaStats.read(client.stats());
+                assertAll(stats.json(), () -> assertEquals(connections, stats.on("eth")),
+                        () -> assertEquals(0, stats.on("tcp")));
+            }
+        }
+    }
+
     /** A listed host whose JVM runs without the agent: no answer to the hello, so TCP, counted. */
     @Test
     @Timeout(120)
