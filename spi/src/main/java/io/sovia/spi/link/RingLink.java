@@ -44,6 +44,11 @@ public final class RingLink implements Link {
     private volatile boolean peerDead;
     /** Set once the link's doorbell channel may carry another connection's bytes; under this. */
     private boolean doorbellDetached;
+    /**
+     * What {@link #drainDoorbell} reads into, made at its first call; guarded by this link's monitor. Direct: a heap
+     * buffer made each time went through the JDK's temporary direct buffer on every drain.
+     */
+    private ByteBuffer drained;
     /** Whether the corrupt ring was logged; by the polling thread, under the session's lock. */
     private boolean corruptionReported;
 
@@ -231,7 +236,10 @@ public final class RingLink implements Link {
         if (doorbellDetached) {
             return true;
         }
-        ByteBuffer bytes = ByteBuffer.allocate(64);
+        if (drained == null) {
+            drained = ByteBuffer.allocateDirect(64);
+        }
+        ByteBuffer bytes = drained;
         boolean nudge = false;
         try {
             int n;
