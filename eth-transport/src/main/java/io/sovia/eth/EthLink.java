@@ -24,6 +24,8 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class EthLink implements Link {
     private static final long HELLO_RESEND_NANOS = 5_000_000;
+    /** The longest a lost hello waits to be sent again, however long the connect waits for its answer. */
+    private static final long HELLO_RESEND_MAX_NANOS = 40_000_000;
     /** Connects waiting for answers at once that lengthen each one's wait by {@code sovia.eth.connect.millis}. */
     private static final int HELLOS_PER_WAIT = 10;
 
@@ -97,7 +99,7 @@ final class EthLink implements Link {
 
     /**
      * Client: asks the listener on the peer host for its end, sending the hello again after 5 ms, then after twice as
-     * long each time, until it answers or {@code timeoutNanos} passed, times one for every {@value #HELLOS_PER_WAIT}
+     * long each time up to 40 ms, until it answers or {@code timeoutNanos} passed, times one for every {@value #HELLOS_PER_WAIT}
      * connects of this JVM waiting at once: a listener answers hellos one after another, and a fresh server JVM took
      * 66-120 ms to answer 100 at once (15 ms for one), so a pool opened all at once went to TCP, and its destination
      * with it for {@code sovia.eth.verdict.millis}.
@@ -123,7 +125,7 @@ final class EthLink implements Link {
                 if (now - resend >= 0) {
                     port.sendControl(EthFrameDescriptor.HELLO, peerMac, remotePort, localPort, 0, 0, id, payload);
                     resend = now + interval;
-                    interval *= 2;
+                    interval = Math.min(2 * interval, HELLO_RESEND_MAX_NANOS);
                 }
                 LockSupport.parkNanos(this, Math.min(resend, deadline) - now);
                 now = System.nanoTime();
