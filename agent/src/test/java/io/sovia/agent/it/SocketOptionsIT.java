@@ -78,6 +78,30 @@ class SocketOptionsIT extends SoviaTestBase {
         }
     }
 
+    /**
+     * The kernel gives a connection its listener's options when its handshake completes: one waiting in the backlog
+     * while the app changes SO_RCVBUF on the listener keeps the older value, and must not stand for the connections
+     * made after the change.
+     */
+    @TransportTest
+    void aConnectionFromTheBacklogDoesNotHideTheListenersNewOptions(Transport transport) throws IOException {
+        try (ServerSocket server = transport.openServerSocket()) {
+            server.setReceiveBufferSize(64 * 1024);
+            int first = acceptedReceiveBuffer(transport, server);
+            try (Socket early = new Socket()) {
+                early.connect(transport.connectAddress(server));
+                server.setReceiveBufferSize(256 * 1024);
+                try (Socket accepted = server.accept()) {
+                    Io.assertTalks(early, accepted);
+                }
+            }
+            int later = acceptedReceiveBuffer(transport, server);
+            assertTrue(later > first, () -> "a connection made after the listener's new SO_RCVBUF reports " + later
+                    + ", as the one before it: " + first);
+            assertEquals(later, acceptedReceiveBuffer(transport, server));
+        }
+    }
+
     private static int acceptedReceiveBuffer(Transport transport, ServerSocket server) throws IOException {
         try (Socket client = new Socket()) {
             client.connect(transport.connectAddress(server));

@@ -143,7 +143,8 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
      */
     private SessionBackend claim(InetSocketAddress remote, InetSocketAddress local, SocketImpl impl, int changes)
             throws IOException {
-        return listeners.claim(remote, local, NioImpl.setupOptions(impl), bufferSizes, changes, false);
+        return listeners.claim(remote, local, NioImpl.setupOptions(impl), bufferSizes, changes,
+                option -> NioImpl.getOption(delegate, option), false);
     }
 
     /** SocketImpl's protected fields are read by Socket and by subclasses; keep them as the delegate's. */

@@ -143,7 +143,8 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
     /** Whether a client offered this connection on an accelerated path: then it moves there. */
     private SocketBackend claim(SocketBackend tcp, int changes) throws IOException {
         SessionBackend session = listeners.claim((InetSocketAddress) tcp.remoteAddress(),
-                (InetSocketAddress) tcp.localAddress(), SetupOptions.of(tcp), backend.bufferSizes(), changes, true);
+                (InetSocketAddress) tcp.localAddress(), SetupOptions.of(tcp), backend.bufferSizes(), changes,
+                backend::getOption, true);
         if (session == null) {
             return tcp;
         }

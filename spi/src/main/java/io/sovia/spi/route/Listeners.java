@@ -10,8 +10,11 @@ import io.sovia.spi.transport.Transport;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.SocketOption;
+import java.net.StandardSocketOptions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * A Sovia listener's side of every transport that takes connects for it: the one claim of an accepted
@@ -71,25 +74,33 @@ public final class Listeners {
      * @param sizes   the buffer sizes the app set on the listener
      * @param changes {@code sizes.changes()} read before the kernel's accept: an option the app sets on the
      *                listener after that is not the accepted socket's, which must not be cached under it
+     * @param listener reads the listener's own options (a system call; only when a snapshot is taken)
      */
     public SessionBackend claim(InetSocketAddress remote, InetSocketAddress local,
-                                SetupOptions options, BufferSizes sizes, int changes,
+                                SetupOptions options, BufferSizes sizes, int changes, ListenerOption listener,
                                 boolean interruptible) throws IOException {
         for (Listening l : listening) {
             Transport.Claimed claimed = l.listener().claim(remote);
             if (claimed != null) {
-                return serve(l.transport(), claimed, remote, local, options, sizes, changes, interruptible);
+                return serve(l.transport(), claimed, remote, local, inherited(options, changes, listener), sizes,
+                        interruptible);
             }
         }
         return null;
     }
 
+    /** One of the listening socket's own options, read when {@link #claim} takes a new snapshot. */
+    @FunctionalInterface
+    public interface ListenerOption {
+        Object get(SocketOption<?> option) throws IOException;
+    }
+
     private SessionBackend serve(Transport transport, Transport.Claimed claimed, InetSocketAddress remote,
-                                 InetSocketAddress local, SetupOptions options,
-                                 BufferSizes sizes, int changes, boolean interruptible) throws IOException {
+                                 InetSocketAddress local, SetupOptions inherited,
+                                 BufferSizes sizes, boolean interruptible) throws IOException {
         try {
             return Sessions.backend(Sessions.server(claimed.link(), sizes), transport.path(), local, remote,
-                    claimed.lifetime(), inherited(options, changes), interruptible);
+                    claimed.lifetime(), inherited, interruptible);
         } catch (Exception e) {
             // the client already runs on the link: closing it resets the client instead of leaving it hanging
             claimed.link().close();
@@ -104,14 +115,31 @@ public final class Listeners {
      * on the listener since. An accepted socket inherits its options from its listener, so one snapshot serves them
      * all; it took 15 {@code getsockopt} calls per accept.
      */
-    private SetupOptions inherited(SetupOptions accepted, int changes) {
+    private SetupOptions inherited(SetupOptions accepted, int changes, ListenerOption listener) {
         Inherited last = inherited;
         if (last != null && last.listenerChanges() == changes) {
             return last.options();
         }
         SetupOptions snapshot = SetupOptions.snapshot(accepted);
-        inherited = new Inherited(changes, snapshot);
+        if (hasListenersValues(snapshot, listener)) {
+            inherited = new Inherited(changes, snapshot);
+        }
         return snapshot;
+    }
+
+    /**
+     * Whether {@code snapshot} has the listener's current receive buffer, the option apps set on listeners for
+     * their accepted sockets. The kernel copies a listener's options into a connection when its handshake completes,
+     * not at the accept: one that waited in the backlog while the app set an option has the older value, and cached
+     * under the newer option count it would stand for the connections after it.
+     */
+    private static boolean hasListenersValues(SetupOptions snapshot, ListenerOption listener) {
+        try {
+            return Objects.equals(snapshot.get(StandardSocketOptions.SO_RCVBUF),
+                    listener.get(StandardSocketOptions.SO_RCVBUF));
+        } catch (IOException | UnsupportedOperationException e) {
+            return false;
+        }
     }
 
     /** The listener closed: connects offered to it and never claimed are reset. */
