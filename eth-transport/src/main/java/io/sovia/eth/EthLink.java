@@ -99,10 +99,10 @@ final class EthLink implements Link {
 
     /**
      * Client: asks the listener on the peer host for its end, sending the hello again after 5 ms, then after twice as
-     * long each time up to 40 ms, until it answers or {@code timeoutNanos} passed, times one for every {@value #HELLOS_PER_WAIT}
-     * connects of this JVM waiting at once: a listener answers hellos one after another, and a fresh server JVM took
-     * 66-120 ms to answer 100 at once (15 ms for one), so a pool opened all at once went to TCP, and its destination
-     * with it for {@code sovia.eth.verdict.millis}.
+     * long each time up to 40 ms, until it answers or {@code timeoutNanos} passed, times one for every
+     * {@value #HELLOS_PER_WAIT} connects of this JVM waiting at once (the most seen while it waits): a listener
+     * answers hellos one after another, and a fresh server JVM took 66-120 ms to answer 100 at once (15 ms for one),
+     * so a pool opened all at once went to TCP, and its destination with it for {@code sovia.eth.verdict.millis}.
      *
      * @return whether it answered
      */
@@ -117,8 +117,13 @@ final class EthLink implements Link {
             long now = start;
             long resend = now;
             long interval = HELLO_RESEND_NANOS;
+            long deadline = start + timeoutNanos;
             while (peer == null) {
-                long deadline = start + timeoutNanos * (1 + (port.hellosWaiting.get() - 1) / HELLOS_PER_WAIT);
+                // only ever later: the connects answered first leave, and the last ones waited longest for their turn
+                long patient = start + timeoutNanos * (1 + (port.hellosWaiting.get() - 1) / HELLOS_PER_WAIT);
+                if (patient - deadline > 0) {
+                    deadline = patient;
+                }
                 if (now - deadline >= 0) {
                     return false;
                 }
