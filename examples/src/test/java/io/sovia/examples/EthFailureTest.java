@@ -21,7 +21,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The eth path between two hosts (network namespaces) when things go wrong: a peer killed with -9, a peer paused
- * (which TCP survives, so Sovia must too), the link cut mid-stream, and the connects that must end up on TCP (a listed host without the agent, a host not in the table, a
+ * (which TCP survives, so Sovia must too), the link cut mid-stream, answers too late or slowed by a burst of
+ * connects, and the connects that must end up on TCP (a listed host without the agent, a host not in the table, a
  * JVM without CAP_NET_RAW), each working and with its reason counted.
  */
 class EthFailureTest {
@@ -168,7 +169,8 @@ class EthFailureTest {
                      "server")) {
             int port = server.awaitPort(STEP);
             ForkedJvm.Options impatient = ForkedJvm.Options.agent(dir.resolve("client.stats.json"),
-                    "-Dsovia.hosts=" + hosts.hosts(), "-Ddemo.host=" + EthNamespaces.SERVER_IP).withPrefix(hosts.in("a"));
+                            "-Dsovia.hosts=" + hosts.hosts(), "-Ddemo.host=" + EthNamespaces.SERVER_IP)
+                    .withPrefix(hosts.in("a"));
             try (ForkedJvm client = ForkedJvm.start(dir, "client", impatient, ManyPingApp.class, "client",
                     String.valueOf(port), String.valueOf(connections), "1")) {
                 client.awaitResult(STEP);
