@@ -175,6 +175,8 @@ class EthFailureTest {
                     String.valueOf(port), String.valueOf(connections), "1")) {
                 client.awaitResult(STEP);
                 assertEquals(0, client.awaitExit(STEP), client::report);
+                server.process().destroy(); // serves until told to stop: its exit hook removes its files
+                server.awaitExit(STEP);
                 SoviaStats stats = SoviaStats.read(client.stats());
                 assertAll(stats.json(), () -> assertEquals(connections, stats.on("eth")),
                         () -> assertEquals(0, stats.on("tcp")));
