@@ -118,9 +118,9 @@ import java.util.Locale;
  *       the eth path is off; connects to hosts not listed use TCP</td></tr>
  *   <tr><td>{@code sovia.eth.connect.millis}</td><td>{@code 50}</td><td>how long a connect to a listed host waits
  *       for the answer of an accelerated listener (its hello is sent again after 5 ms, then after twice as long
- *       each time up to 40 ms) before it uses TCP; once more for every ten connects of the JVM waiting at once, since a
- *       listener answers them in turn. A LAN answers in well under a millisecond; a host with no agent or no
- *       accelerated listener on that port never answers, so this is what its first connect loses</td></tr>
+ *       each time up to 40 ms) before it uses TCP; once more for every ten connects of the JVM waiting at once,
+ *       since a listener answers them in turn. A LAN answers in well under a millisecond; a host with no agent or
+ *       no accelerated listener on that port never answers, so this is what its first connect loses</td></tr>
  *   <tr><td>{@code sovia.eth.verdict.millis}</td><td>{@code 30000}</td><td>how long a destination that did not
  *       answer keeps using TCP before the eth path asks again</td></tr>
  *   <tr><td>{@code sovia.eth.dead.millis}</td><td>{@code 500}</td><td>a peer JVM silent this long (each JVM

@@ -145,12 +145,17 @@ final class SessionMachine {
      */
     void released() {
         sender.flushLink();
-        receiver.cancelAck();
-        sender.cancelNagle();
-        sender.stopProbing();
+        stopTimers();
         if (retransmitter != null) {
             retransmitter.clear();
         }
+    }
+
+    /** Cancels the delayed ACK, combining's deadline and the persist timer (the retransmitter's are its own). */
+    private void stopTimers() {
+        receiver.cancelAck();
+        sender.cancelNagle();
+        sender.stopProbing();
     }
 
     int read(ByteBuffer dst) throws IOException {
@@ -195,7 +200,7 @@ final class SessionMachine {
     }
 
     int write(ByteBuffer src) throws IOException {
-        afterFrames(link.poll(handler, Integer.MAX_VALUE) > 0, true);
+        poll(true);
         checkWritable();
         boolean large = src.remaining() >= config.smallWrite();
         if (large) {
@@ -398,12 +403,17 @@ final class SessionMachine {
 
     /** Processes arrived frames and due timers; returns whether any frame arrived. */
     boolean poll() {
-        return afterFrames(link.poll(handler, Integer.MAX_VALUE) > 0, false);
+        return poll(false);
+    }
+
+    /** {@code writing}: a write calls, which may leave combining's deadline to a later call ({@link #afterFrames}). */
+    private boolean poll(boolean writing) {
+        return afterFrames(link.poll(handler, Integer.MAX_VALUE) > 0, writing);
     }
 
     /**
-     * What follows taking frames: the peer's death once nothing of it is left, timers, sending. {@code writing}: a
-     * write calls, which may leave combining's deadline to a later call (see below).
+     * What follows taking frames: the peer's death once nothing of it is left, timers, sending; {@code writing} as
+     * for {@link #poll(boolean)}.
      */
     private boolean afterFrames(boolean any, boolean writing) {
         // liveness first: a peer marks itself gone only after its last frame, so frames seen empty
@@ -412,9 +422,7 @@ final class SessionMachine {
             peerGone();
         }
         if (failure != null) { // a failed session keeps no timers and sends nothing more
-            receiver.cancelAck();
-            sender.cancelNagle();
-            sender.stopProbing();
+            stopTimers();
             return any;
         }
         // the clock only when a timer runs: this is on every read and write. A write looks at combining's deadline

@@ -82,7 +82,7 @@ public final class Listeners {
         for (Listening l : listening) {
             Transport.Claimed claimed = l.listener().claim(remote);
             if (claimed != null) {
-                return serve(l.transport(), claimed, remote, local, inherited(options, changes, listener), sizes,
+                return serve(l.transport(), claimed, remote, local, options, sizes, changes, listener,
                         interruptible);
             }
         }
@@ -96,11 +96,11 @@ public final class Listeners {
     }
 
     private SessionBackend serve(Transport transport, Transport.Claimed claimed, InetSocketAddress remote,
-                                 InetSocketAddress local, SetupOptions inherited,
-                                 BufferSizes sizes, boolean interruptible) throws IOException {
+                                 InetSocketAddress local, SetupOptions options, BufferSizes sizes, int changes,
+                                 ListenerOption listener, boolean interruptible) throws IOException {
         try {
             return Sessions.backend(Sessions.server(claimed.link(), sizes), transport.path(), local, remote,
-                    claimed.lifetime(), inherited, interruptible);
+                    claimed.lifetime(), inherited(options, changes, listener), interruptible);
         } catch (Exception e) {
             // the client already runs on the link: closing it resets the client instead of leaving it hanging
             claimed.link().close();
