@@ -340,7 +340,8 @@ final class EthLink implements Link {
     }
 
     @Override
-    public void arm(boolean arm) {
+    public void arm(int how) {
+        boolean arm = how != 0;
         if (arm ? armed.compareAndSet(false, true) : armed.compareAndSet(true, false)) {
             port.receiver.armed(arm ? 1 : -1);
         }
@@ -385,7 +386,7 @@ final class EthLink implements Link {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        arm(false);
+        arm(0);
         port.unregister(id);
         EthPeer p = peer;
         if (p != null) {

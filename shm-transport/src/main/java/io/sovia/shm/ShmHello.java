@@ -32,7 +32,7 @@ import java.nio.channels.SocketChannel;
  */
 record ShmHello(InetSocketAddress client, boolean reused) {
     static final int MAGIC = 0x48564f53;
-    static final int VERSION = 3;
+    static final int VERSION = 4;
     private static final int HEADER = 14;
     private static final byte REUSED = 1;
     /** The most bytes a hello takes: room to collect one without blocking. */

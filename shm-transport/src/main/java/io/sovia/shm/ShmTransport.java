@@ -115,7 +115,8 @@ public final class ShmTransport implements Transport {
         }
     }
 
-    private static ShmOffer offer(SocketChannel unix, ShmSegment segment, ShmDirectory.ListenerSocket listener) {
+    private static ShmOffer offer(SocketChannel unix, ShmSegment segment, ShmDirectory.ListenerSocket listener)
+            throws IOException {
         return new ShmOffer(unix, segment, link(segment.serverToClient(), segment.clientToServer(), unix), listener);
     }
 
@@ -126,8 +127,10 @@ public final class ShmTransport implements Transport {
     }
 
     /** A link over two rings of a segment, whose doorbell is a byte on {@code unix}. */
-    static RingLink link(io.sovia.spi.link.FrameRing in, io.sovia.spi.link.FrameRing out, SocketChannel unix) {
-        return new RingLink(in, out, () -> send(unix, RingLink.WAKE), () -> send(unix, RingLink.NUDGE), unix);
+    static RingLink link(io.sovia.spi.link.FrameRing in, io.sovia.spi.link.FrameRing out, SocketChannel unix)
+            throws IOException {
+        return new RingLink(in, out, () -> send(unix, RingLink.WAKE), () -> send(unix, RingLink.NUDGE), unix,
+                NativeAccess.os());
     }
 
     private static void send(SocketChannel unix, byte doorbellByte) {

@@ -160,6 +160,8 @@ public final class SoviaConfig {
     public static final String JVM_RING = PREFIX + "jvm.ring";
     /** Bytes per direction of a shared segment's ring. */
     public static final String SHM_RING = PREFIX + "shm.ring";
+    /** What a blocked call on an shm connection sleeps on: word (its ring's futex, default) or doorbell. */
+    public static final String SHM_SLEEP = PREFIX + "shm.sleep";
     /** Where the per-user shm directory lives. */
     public static final String SHM_ROOT = PREFIX + "shm.root";
 
@@ -222,6 +224,20 @@ public final class SoviaConfig {
             throw new IllegalArgumentException(NETTY_NATIVE + "=" + value + ": expected steer or keep");
         }
         return "steer".equalsIgnoreCase(value);
+    }
+
+    /**
+     * Whether blocked calls on shm connections sleep on their rings' wake words ({@link #SHM_SLEEP}); read per
+     * connection.
+     *
+     * @throws IllegalArgumentException for a value other than word or doorbell
+     */
+    public static boolean shmSleepsOnWords() {
+        String value = System.getProperty(SHM_SLEEP, "word").trim();
+        if (!"word".equalsIgnoreCase(value) && !"doorbell".equalsIgnoreCase(value)) {
+            throw new IllegalArgumentException(SHM_SLEEP + "=" + value + ": expected word or doorbell");
+        }
+        return "word".equalsIgnoreCase(value);
     }
 
     /** How long a JVM's exit waits for its connections to hand over what apps wrote. */

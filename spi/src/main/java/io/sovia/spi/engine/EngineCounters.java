@@ -21,6 +21,8 @@ public final class EngineCounters {
     public static final LongAdder DOORBELLS = new LongAdder();
     /** Times a waiting thread spun through its budget and went to sleep until rung. */
     public static final LongAdder SLEEPS = new LongAdder();
+    /** Of the {@link #SLEEPS}, those on a link's wake word (a futex in an shm ring) rather than a doorbell or a park. */
+    public static final LongAdder WORD_SLEEPS = new LongAdder();
     /** Spins ended because a yield ran another thread for long: the core was not free. */
     public static final LongAdder CONTENDED_SPINS = new LongAdder();
     /** Waits that slept without spinning because cores were busy ({@link FreeCores}). */
@@ -34,7 +36,7 @@ public final class EngineCounters {
         return "{\"retransmits\": " + RETRANSMITS.sum() + ", \"outOfOrder\": " + OUT_OF_ORDER.sum()
                 + ", \"badTokens\": " + BAD_TOKENS.sum() + ", \"protocolErrors\": " + PROTOCOL_ERRORS.sum()
                 + ", \"resets\": " + RESETS.sum() + ", \"doorbells\": " + DOORBELLS.sum()
-                + ", \"sleeps\": " + SLEEPS.sum() + ", \"contendedSpins\": " + CONTENDED_SPINS.sum()
+                + ", \"sleeps\": " + SLEEPS.sum() + ", \"wordSleeps\": " + WORD_SLEEPS.sum() + ", \"contendedSpins\": " + CONTENDED_SPINS.sum()
                 + ", \"spinsSkipped\": " + SPINS_SKIPPED.sum() + "}";
     }
 }

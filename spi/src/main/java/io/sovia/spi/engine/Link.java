@@ -7,12 +7,12 @@ import java.nio.channels.SelectableChannel;
  * One end of a frame pipe between two sessions: the only thing a transport implements for the engine.
  *
  * <p>Threading: a link is used by one thread at a time, the one holding its session's lock, except
- * {@link #wakePeer()}, {@link #nudge()}, {@link #arm(boolean)} and {@link #isPeerAlive()}, which any thread
+ * {@link #wakePeer()}, {@link #nudge()}, {@link #arm(int)} and {@link #isPeerAlive()}, which any thread
  * may call. Frames are delivered whole or not at all. A {@linkplain #isReliable() reliable} link also delivers every frame
  * exactly once and in order; an unreliable one may lose, duplicate or reorder them and the engine repairs
  * that.
  *
- * <p>Waking: a sleeping end {@linkplain #arm(boolean) arms} its doorbell, re-checks for frames, then
+ * <p>Waking: a sleeping end {@linkplain #arm(int) arms} its doorbell, re-checks for frames, then
  * sleeps; a sender {@linkplain #wakePeer() wakes it} after committing frames, which costs something only when
  * the other end armed (SCILAN's interrupt flag).
  */
@@ -54,8 +54,16 @@ public interface Link {
     /** Whether a frame is waiting to be polled; cheap, for readiness checks. */
     boolean hasFrames();
 
-    /** Asks the peer to wake this end ({@code true}) or stops asking ({@code false}). */
-    void arm(boolean armed);
+    /** {@link #arm(int)}: wake this end through its {@link #doorbell()}, or however the link wakes it without one. */
+    int ARM_DOORBELL = 1;
+    /** {@link #arm(int)}: change and wake {@link #wakeWord()}. */
+    int ARM_WORD = 2;
+
+    /**
+     * Asks the peer to wake this end in the ways of {@code how} ({@link #ARM_DOORBELL}, {@link #ARM_WORD}, both), or
+     * stops asking (0). A link without a {@link #wakeWord()} wakes this end its own way for any of them.
+     */
+    void arm(int how);
 
     /** Wakes the peer if it armed, taking its arming (it arms again before it sleeps again): call after committing frames. */
     void wakePeer();
@@ -130,6 +138,20 @@ public interface Link {
      */
     default SelectableChannel doorbell() {
         return null;
+    }
+
+    /**
+     * The address of a 32-bit word in memory shared with the peer, which the peer changes and wakes as a futex when
+     * this end {@linkplain #arm(int) armed} {@link #ARM_WORD}: a platform thread that waits for this link alone sleeps
+     * there, one system call to sleep and one to wake it, against a poll, a read of the doorbell and a write to it.
+     * 0 when there is none (only selectors could then sleep in the kernel, on {@link #doorbell()}).
+     */
+    default long wakeWord() {
+        return 0;
+    }
+
+    /** A sleeper on {@link #wakeWord()} woke: answers what the peer asked meanwhile on a doorbell nobody reads. */
+    default void wakeWordChanged() {
     }
 
     /**

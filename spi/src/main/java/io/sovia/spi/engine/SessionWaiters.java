@@ -14,7 +14,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * channel itself, and whoever it wakes runs {@link #wakeAll()}; threads and wakers do not, and while only they
  * are registered the link is told ({@link Link#blindSleepers}), so that only then its transport's doorbell
  * thread wakes for the rings too. A writer streaming into a full window thus wakes once per ring: its own
- * selector wakes it, and the credit waker runs from there.
+ * selector wakes it, and the credit waker runs from there. Threads that sleep on the link's wake word
+ * ({@link WordSleeper}) have the link armed for the word, the others for the doorbell; both when both sleep.
  */
 public final class SessionWaiters {
     private final Link link;
@@ -29,12 +30,13 @@ public final class SessionWaiters {
      */
     private volatile Object[] sleepers = new Object[0];
     /**
-     * Registered sleepers that watch the doorbell (selectors, doorbell sleepers), those that do not, and wakers
-     * (Runnables) among the latter; under {@link #lock}.
+     * Registered sleepers that watch the doorbell (selectors, doorbell sleepers), those that do not, wakers
+     * (Runnables) among the latter, and sleepers on the wake word; under {@link #lock}.
      */
     private int selectors;
     private int blind;
     private int wakers;
+    private int words;
 
     SessionWaiters(Link link) {
         this.link = link;
@@ -42,7 +44,7 @@ public final class SessionWaiters {
 
     /**
      * Registers {@code sleeper} (a Thread, a Selector or {@link DoorbellSleeper} that sleeps on the link's
-     * {@link Link#doorbell()}, or a Runnable)
+     * {@link Link#doorbell()}, a {@link WordSleeper} on its {@link Link#wakeWord()}, or a Runnable)
      * and arms the link. Re-check for work afterwards.
      */
     public void add(Object sleeper) {
@@ -52,7 +54,7 @@ public final class SessionWaiters {
             more[more.length - 1] = sleeper;
             sleepers = more;
             count(sleeper, 1);
-            link.arm(true);
+            link.arm((selectors + blind > 0 ? Link.ARM_DOORBELL : 0) | (words > 0 ? Link.ARM_WORD : 0));
         } finally {
             lock.unlock();
         }
@@ -74,7 +76,7 @@ public final class SessionWaiters {
                 }
             }
             if (sleepers.length == 0) {
-                link.arm(false);
+                link.arm(0);
             }
         } finally {
             lock.unlock();
@@ -85,6 +87,8 @@ public final class SessionWaiters {
     private void count(Object sleeper, int delta) {
         if (sleeper instanceof Selector || sleeper instanceof DoorbellSleeper) {
             selectors += delta;
+        } else if (sleeper instanceof WordSleeper) {
+            words += delta;
         } else {
             blind += delta;
             if (sleeper instanceof Runnable) {
@@ -104,6 +108,16 @@ public final class SessionWaiters {
         link.doorbellReadable();
     }
 
+    /** The word a platform thread waiting for this link alone may sleep on, or 0 ({@link Link#wakeWord()}). */
+    long wakeWord() {
+        return link.wakeWord();
+    }
+
+    /** A sleeper on the wake word woke ({@link Link#wakeWordChanged()}). */
+    void wakeWordChanged() {
+        link.wakeWordChanged();
+    }
+
     /**
      * Wakes every sleeper; they re-check their condition. A ring took the link's arming (the peer rings once per
      * sleep, not per frame), so it is renewed first if a waker stays registered (a credit waker). Threads and
@@ -116,7 +130,7 @@ public final class SessionWaiters {
             lock.lock();
             try {
                 if (wakers > 0) {
-                    link.arm(true);
+                    link.arm(Link.ARM_DOORBELL);
                 }
             } finally {
                 lock.unlock();
@@ -129,6 +143,8 @@ public final class SessionWaiters {
                 ((Selector) sleeper).wakeup();
             } else if (sleeper instanceof DoorbellSleeper) {
                 ((DoorbellSleeper) sleeper).wakeup();
+            } else if (sleeper instanceof WordSleeper) {
+                ((WordSleeper) sleeper).wakeup();
             } else {
                 ((Runnable) sleeper).run();
             }

@@ -9,8 +9,8 @@ import java.util.function.BooleanSupplier;
  * How a thread waits for a session (DESIGN section 3): spin for a budget with a {@link SpinYield} that soon
  * yields (so a peer on the same core still runs), while a core is free ({@link FreeCores}); pinned to busy cores
  * beside idle ones, yield a few times instead while that pays off ({@link BusyCoreSpins}); then arm the doorbell,
- * re-check, and sleep until rung: in the kernel on the link's doorbell channel when it has one
- * ({@link DoorbellSleep}), else parked. A wake-up across cores costs tens of microseconds on a VM, so the spin
+ * re-check, and sleep until rung: in the kernel on the link's wake word when it has one ({@link WordSleeper}), else
+ * on its doorbell channel when it has one ({@link DoorbellSleep}), else parked. A wake-up across cores costs tens of microseconds on a VM, so the spin
  * covers a typical request/response turn.
  *
  * <p>A virtual thread always parks: a JDK selector blocks its carrier on JDK 21-23, and one selector per
@@ -61,13 +61,20 @@ public final class SpinThenSleep {
             Thread me = Thread.currentThread();
             boolean virtual = VirtualThreads.current();
             boolean endsOnInterrupt = interruptible || virtual;
+            long word = virtual ? 0 : waiters.wakeWord();
+            WordSleeper wordSleeper = word == 0 ? null : WordSleeper.current();
             SelectableChannel doorbell = waiters.doorbell();
-            DoorbellSleeper doorbellSleeper = doorbell == null || virtual ? null : DoorbellSleep.sleeper();
+            DoorbellSleeper doorbellSleeper = wordSleeper != null || doorbell == null || virtual
+                    ? null : DoorbellSleep.sleeper();
             while (true) {
-                if (doorbellSleeper != null) {
+                Object sleeper = me;
+                if (wordSleeper != null) {
+                    wordSleeper.prepare(word);
+                    sleeper = wordSleeper;
+                } else if (doorbellSleeper != null) {
                     doorbellSleeper.forget();
+                    sleeper = doorbellSleeper;
                 }
-                Object sleeper = doorbellSleeper == null ? me : doorbellSleeper;
                 boolean rang = false;
                 waiters.add(sleeper);
                 try {
@@ -85,7 +92,10 @@ public final class SpinThenSleep {
                         interrupted = true;
                     }
                     EngineCounters.SLEEPS.increment();
-                    if (doorbellSleeper != null) {
+                    if (wordSleeper != null) {
+                        EngineCounters.WORD_SLEEPS.increment();
+                        wordSleeper.sleep(deadline);
+                    } else if (doorbellSleeper != null) {
                         try {
                             rang = doorbellSleeper.sleep(doorbell, deadline);
                         } catch (IOException ended) {
@@ -100,10 +110,15 @@ public final class SpinThenSleep {
                     }
                 } finally {
                     waiters.remove(sleeper);
+                    if (wordSleeper != null) {
+                        wordSleeper.finish();
+                    }
                 }
                 if (rang) {
                     // the others too: the doorbell thread may not get to the byte first
                     waiters.doorbellRung();
+                } else if (wordSleeper != null) {
+                    waiters.wakeWordChanged();
                 }
             }
         } finally {

@@ -14,6 +14,7 @@ import static io.sovia.spi.link.FrameRingDescriptor.PRODUCER_CLOSED;
 import static io.sovia.spi.link.FrameRingDescriptor.RECORD_HEADER;
 import static io.sovia.spi.link.FrameRingDescriptor.SPACE_WANTED;
 import static io.sovia.spi.link.FrameRingDescriptor.TAIL;
+import static io.sovia.spi.link.FrameRingDescriptor.WAKE_WORD;
 
 /**
  * A single-producer, single-consumer ring of frames over a direct buffer laid out by
@@ -204,19 +205,37 @@ public final class FrameRing {
         return corrupt;
     }
 
-    /** Consumer: asks the producer to ring after publishing. */
-    public void armed(boolean armed) {
-        trailer.putIntVolatile(ARMED, armed ? 1 : 0);
+    /**
+     * Consumer: asks the producer to wake it after publishing, in the ways of {@code how} (bits
+     * {@link FrameRingDescriptor#ARMED_DOORBELL}, {@link FrameRingDescriptor#ARMED_WORD}); 0 stops asking.
+     */
+    public void armed(int how) {
+        trailer.putIntVolatile(ARMED, how);
     }
 
     /**
-     * Producer: whether the consumer asked to be woken, taking the request, so the commits that follow before the
-     * consumer is awake do not ring again; the consumer asks anew before it sleeps again. Fenced so a preceding
-     * commit is visible first.
+     * Producer: how the consumer asked to be woken (0: it did not), taking the request, so the commits that follow
+     * before the consumer is awake do not wake it again; the consumer asks anew before it sleeps again. Fenced so a
+     * preceding commit is visible first.
      */
-    public boolean takeArmed() {
+    public int takeArmed() {
         RingTrailer.fullFence();
-        return takeFlag(ARMED);
+        return trailer.getIntVolatile(ARMED) == 0 ? 0 : trailer.getAndSetInt(ARMED, 0);
+    }
+
+    /** Producer: how the consumer asks to be woken now, leaving the request. */
+    public int armedHow() {
+        return trailer.getIntVolatile(ARMED);
+    }
+
+    /** The address of the ring's wake word ({@link FrameRingDescriptor#WAKE_WORD}), for a futex. */
+    public long wakeWordAddress() {
+        return trailer.address(WAKE_WORD);
+    }
+
+    /** Changes the wake word, so a consumer about to sleep on its old value does not; then wake its waiters. */
+    public void bumpWakeWord() {
+        trailer.getAndAddInt(WAKE_WORD, 1);
     }
 
     /**

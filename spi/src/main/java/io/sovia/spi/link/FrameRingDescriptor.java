@@ -13,7 +13,10 @@ package io.sovia.spi.link;
  *   +---------------------------------------------------+  capacity + 64
  *   | tail: bytes published, long (producer writes)      |  own cache line
  *   +---------------------------------------------------+  capacity + 128
- *   | consumer armed: int, 1 = wake me on publish        |  own cache line
+ *   | consumer armed: int, bits: 1 = ring the doorbell,  |  own cache line
+ *   |   2 = wake the word, on the next publish           |
+ *   | wake word: int, the producer adds 1 and wakes its  |  capacity + 132
+ *   |   futex waiters; the consumer's threads sleep on it |
  *   +---------------------------------------------------+  capacity + 192
  *   | producer closed: int | consumer closed: int |     |
  *   | poll wanted: int, 1 = producer nudged the consumer  |  capacity + 200
@@ -34,11 +37,15 @@ public final class FrameRingDescriptor {
     public static final int HEAD = 0;
     public static final int TAIL = 64;
     public static final int ARMED = 128;
+    public static final int WAKE_WORD = 132;
     public static final int PRODUCER_CLOSED = 192;
     public static final int CONSUMER_CLOSED = 196;
     public static final int POLL_WANTED = 200;
     public static final int SPACE_WANTED = 204;
     public static final int CREDIT_WANTED = 208;
+    /** Bits of the armed word: how the producer wakes the consumer. */
+    public static final int ARMED_DOORBELL = 1;
+    public static final int ARMED_WORD = 2;
     /** Bytes after the record area. */
     public static final int TRAILER_LENGTH = 256;
 

@@ -1,9 +1,11 @@
 package io.sovia.spi.link;
 
+import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.config.SoviaLog;
 import io.sovia.spi.engine.EngineCounters;
 import io.sovia.spi.engine.FrameHandler;
 import io.sovia.spi.engine.Link;
+import io.sovia.spi.os.NativeOs;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -13,7 +15,9 @@ import java.nio.channels.SelectableChannel;
 /**
  * A reliable link over two frame rings: this end produces into {@code out} and consumes {@code in}.
  * Shared by the jvm link (rings in process memory) and the shm link (rings in a shared segment); they
- * differ only in how the peer is woken, which is the {@code waker} (and the {@code nudger}).
+ * differ only in how the peer is woken, which is the {@code waker} (and the {@code nudger}), and in the shm link's
+ * wake words: a futex in each ring's trailer, which a platform thread waiting for this link alone sleeps on
+ * ({@link #wakeWord()}), one system call to sleep and one to wake it instead of a doorbell's three (poll, read, write).
  *
  * <p>Once closed, a link writes to neither ring and takes nothing from them: the shm path may hand both rings to
  * the next connection once both ends closed, so a late call of the old session (a timer, a sleeper arming) must not
@@ -32,6 +36,10 @@ public final class RingLink implements Link {
     private final SelectableChannel doorbell;
     /** Makes the peer poll although it did not arm. */
     private final Runnable nudger;
+    /** Wakes the peer's wake word when it asks; null when there are none (the jvm link, no futex here). */
+    private final NativeOs words;
+    /** Whether this end's threads may sleep on their wake word ({@link SoviaConfig#SHM_SLEEP}). */
+    private final boolean sleepsOnWord;
     /** Set once by the session before the link is shared. */
     private volatile Runnable wake = () -> { };
     private volatile Runnable nudged = () -> { };
@@ -57,15 +65,18 @@ public final class RingLink implements Link {
      * @param nudger runs the peer's {@link #nudged()}
      */
     public RingLink(FrameRing in, FrameRing out, Runnable waker, Runnable nudger) {
-        this(in, out, waker, nudger, null);
+        this(in, out, waker, nudger, null, null);
     }
 
     /**
      * @param waker   wakes the peer; called only when the peer armed its doorbell
      * @param nudger   makes the peer poll: runs its {@link #nudged()}, directly or through the doorbell
      * @param doorbell a non-blocking channel that the peer's waker makes readable, or null
+     * @param words    the futex calls for the rings' wake words, which the peer's process must see too; or null.
+     *                 A peer that sleeps on its word is woken there even where this end's threads sleep otherwise.
      */
-    public RingLink(FrameRing in, FrameRing out, Runnable waker, Runnable nudger, SelectableChannel doorbell) {
+    public RingLink(FrameRing in, FrameRing out, Runnable waker, Runnable nudger, SelectableChannel doorbell,
+            NativeOs words) {
         if (doorbell != null && !(doorbell instanceof ReadableByteChannel)) {
             throw new IllegalArgumentException("a doorbell must be readable: " + doorbell);
         }
@@ -74,6 +85,8 @@ public final class RingLink implements Link {
         this.waker = waker;
         this.nudger = nudger;
         this.doorbell = doorbell;
+        this.words = words != null && words.hasFutex() ? words : null;
+        this.sleepsOnWord = this.words != null && SoviaConfig.shmSleepsOnWords();
     }
 
     @Override
@@ -110,7 +123,9 @@ public final class RingLink implements Link {
         }
         int frames = in.poll(handler, limit);
         if (frames > 0 && in.takeSpaceWanted()) {
-            waker.run();
+            // the producer waits for room: as it armed, or on the doorbell if it did not (a writer between tries)
+            int how = out.takeArmed();
+            wake(how == 0 ? ARM_DOORBELL : how);
         }
         if (in.isCorrupt() && !corruptionReported) {
             corruptionReported = true;
@@ -131,19 +146,44 @@ public final class RingLink implements Link {
         return in.hasFrames();
     }
 
+    /** The bits of {@code how} are the ring's ({@link FrameRingDescriptor#ARMED_DOORBELL}, {@code ARMED_WORD}). */
     @Override
-    public void arm(boolean armed) {
+    public void arm(int how) {
         if (!closed) {
-            in.armed(armed);
+            in.armed(how);
         }
     }
 
     @Override
     public void wakePeer() {
-        if (!closed && out.takeArmed()) {
-            EngineCounters.DOORBELLS.increment();
+        if (!closed) {
+            int how = out.takeArmed();
+            if (how != 0) {
+                EngineCounters.DOORBELLS.increment();
+                wake(how);
+            }
+        }
+    }
+
+    /** Wakes the peer in the ways of {@code how}: its doorbell, its wake word. */
+    private void wake(int how) {
+        if ((how & ARM_DOORBELL) != 0) {
             waker.run();
         }
+        if ((how & ARM_WORD) != 0 && words != null) {
+            out.bumpWakeWord();
+            words.futexWake(out.wakeWordAddress());
+        }
+    }
+
+    @Override
+    public long wakeWord() {
+        return !sleepsOnWord || closed ? 0 : in.wakeWordAddress();
+    }
+
+    @Override
+    public void wakeWordChanged() {
+        pollIfWanted();
     }
 
     @Override
@@ -171,7 +211,8 @@ public final class RingLink implements Link {
 
     /**
      * The request is also left in the ring, for a peer JVM where nobody reads the doorbell now: its doorbell
-     * thread looks for requests now and then ({@link #pollIfWanted()}).
+     * thread looks for requests now and then ({@link #pollIfWanted()}). A peer whose sleepers all sleep on its wake
+     * word gets no doorbell byte, which none of them would read; that word wakes them.
      */
     @Override
     public void nudge() {
@@ -179,7 +220,11 @@ public final class RingLink implements Link {
             return;
         }
         out.wantPoll();
-        nudger.run();
+        int how = words == null ? 0 : out.armedHow();
+        if (how != ARM_WORD) {
+            nudger.run();
+        }
+        wake(how & ARM_WORD);
     }
 
     @Override
@@ -312,9 +357,7 @@ public final class RingLink implements Link {
             in.consumerClosed();
             // a peer asleep waiting for us must learn that we are gone; one that sleeps is armed, and one that
             // closed already may have closed the doorbell too, where a ring would only raise a SIGPIPE
-            if (out.takeArmed()) {
-                waker.run();
-            }
+            wake(out.takeArmed());
         }
     }
 }

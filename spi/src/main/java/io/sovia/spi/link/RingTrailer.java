@@ -62,6 +62,15 @@ final class RingTrailer {
         return UNSAFE.getAndSetInt(null, address + offset, value);
     }
 
+    int getAndAddInt(int offset, int delta) {
+        return UNSAFE.getAndAddInt(null, address + offset, delta);
+    }
+
+    /** The address of the word at {@code offset}, for the kernel (a futex). */
+    long address(int offset) {
+        return address + offset;
+    }
+
     static void fullFence() {
         UNSAFE.fullFence();
     }

@@ -102,6 +102,23 @@ public interface NativeOs {
     int pollReadable(int first, int second, int timeoutMillis) throws IOException;
 
     /**
+     * Whether {@link #futexWait} and {@link #futexWake} work here: Linux on x86-64 or aarch64, where the system call's
+     * number is known.
+     */
+    boolean hasFutex();
+
+    /**
+     * Sleeps while the 32-bit word at {@code address} holds {@code expected}, until a {@link #futexWake} of it, a
+     * signal or {@code timeoutNanos} (0: no limit); a word that already changed returns at once. The futex is shared
+     * (not {@code FUTEX_PRIVATE}), so the word may be in memory shared with another process. Never throws: the caller
+     * looks at what it waits for either way.
+     */
+    void futexWait(long address, int expected, long timeoutNanos);
+
+    /** Wakes every thread in {@link #futexWait} on the word at {@code address}, in any process; never throws. */
+    void futexWake(long address);
+
+    /**
      * The user id of the process at the other end of the connected UNIX socket {@code socket} ({@code SO_PEERCRED}):
      * a number, where the JDK's option resolves user and group names, reading the user database at each call.
      */

@@ -280,7 +280,7 @@ final class SimLink implements Link {
     }
 
     @Override
-    public void arm(boolean armed) {
+    public void arm(int how) {
     }
 
     @Override

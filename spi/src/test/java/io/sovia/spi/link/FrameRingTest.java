@@ -84,11 +84,12 @@ class FrameRingTest {
 
     @Test
     void aWriterRingsOncePerSleepOfItsReader() {
-        consumer.armed(true);
-        assertTrue(producer.takeArmed(), "the first commit after the reader armed rings");
-        assertFalse(producer.takeArmed(), "later commits before it sleeps again do not");
-        consumer.armed(true);
-        assertTrue(producer.takeArmed(), "it armed again before sleeping again");
+        consumer.armed(FrameRingDescriptor.ARMED_DOORBELL | FrameRingDescriptor.ARMED_WORD);
+        assertEquals(FrameRingDescriptor.ARMED_DOORBELL | FrameRingDescriptor.ARMED_WORD, producer.takeArmed(),
+                "the first commit after the reader armed wakes it, the ways it asked");
+        assertEquals(0, producer.takeArmed(), "later commits before it sleeps again do not");
+        consumer.armed(FrameRingDescriptor.ARMED_WORD);
+        assertEquals(FrameRingDescriptor.ARMED_WORD, producer.takeArmed(), "it armed again before sleeping again");
     }
 
     private int publish(int length, int value) {

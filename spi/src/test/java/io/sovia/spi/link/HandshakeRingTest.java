@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sovia.spi.config.SessionConfig;
 import io.sovia.spi.config.SoviaConfig;
+import io.sovia.spi.engine.Link;
 import io.sovia.spi.engine.Session;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -33,7 +34,7 @@ class HandshakeRingTest {
         Session client = new Session(clientLink, CONFIG, System::nanoTime);
         client.connect();
         assertEquals(1, client.write(ByteBuffer.wrap(new byte[] {1})));
-        clientLink.arm(true); // asleep for the answer
+        clientLink.arm(Link.ARM_DOORBELL); // asleep for the answer
         Session server = new Session(serverLink, CONFIG, System::nanoTime);
         server.listen();
         server.poll();
@@ -51,7 +52,7 @@ class HandshakeRingTest {
         client.connect();
         // more than the early credit every receiver grants: the rest waits for the SYN_ACK's window
         assertTrue(client.write(ByteBuffer.allocate(4 * SessionConfig.MIN_RECEIVE_BUFFER)) > SessionConfig.MIN_RECEIVE_BUFFER);
-        clientLink.arm(true); // its writer asleep for credit
+        clientLink.arm(Link.ARM_DOORBELL); // its writer asleep for credit
         Session server = new Session(serverLink, CONFIG, System::nanoTime);
         server.listen();
         server.poll();

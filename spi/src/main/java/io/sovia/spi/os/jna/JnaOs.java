@@ -43,6 +43,12 @@ public final class JnaOs implements NativeOs {
     private static final boolean EPOLL_PACKED = Platform.isIntel() && Platform.is64Bit();
     private static final int EPOLL_DATA = EPOLL_PACKED ? 4 : 8;
     private static final int EPOLL_EVENT = EPOLL_PACKED ? 12 : 16;
+    /** futex(2) through syscall(2) (glibc has no wrapper): its number, or -1 where not known. */
+    private static final long SYS_FUTEX = Platform.is64Bit() ? Platform.isIntel() ? 202 : Platform.isARM() ? 98 : -1 : -1;
+    private static final int FUTEX_WAIT = 0;
+    private static final int FUTEX_WAKE = 1;
+    /** A timed futex wait's struct timespec { long tv_sec; long tv_nsec; }, one per thread. */
+    private static final ThreadLocal<Memory> TIMESPEC = ThreadLocal.withInitial(() -> new Memory(16));
     private static final int SOL_SOCKET = 1;
     private static final int SCM_RIGHTS = 1;
     private static final int SO_PEERCRED = 17;
@@ -100,6 +106,9 @@ public final class JnaOs implements NativeOs {
     private static native long read(int fd, long[] buffer, long count);
 
     private static native long write(int fd, long[] buffer, long count);
+
+    private static native long syscall(long number, long address, long op, long value, long timeout, long address2,
+            long value3);
 
     private static native long sendmsg(int fd, Pointer msg, int flags) throws LastErrorException;
 
@@ -241,6 +250,28 @@ public final class JnaOs implements NativeOs {
             throw new java.nio.channels.ClosedChannelException();
         }
         return (firstEvents != 0 ? POLL_FIRST : 0) | (fds.getShort(POLLFD + POLLFD_REVENTS) != 0 ? POLL_SECOND : 0);
+    }
+
+    @Override
+    public boolean hasFutex() {
+        return SYS_FUTEX > 0;
+    }
+
+    @Override
+    public void futexWait(long address, int expected, long timeoutNanos) {
+        long timespec = 0;
+        if (timeoutNanos > 0) {
+            Memory t = TIMESPEC.get();
+            t.setLong(0, timeoutNanos / 1_000_000_000L);
+            t.setLong(8, timeoutNanos % 1_000_000_000L);
+            timespec = Pointer.nativeValue(t);
+        }
+        syscall(SYS_FUTEX, address, FUTEX_WAIT, expected, timespec, 0, 0);
+    }
+
+    @Override
+    public void futexWake(long address) {
+        syscall(SYS_FUTEX, address, FUTEX_WAKE, Integer.MAX_VALUE, 0, 0, 0);
     }
 
     @Override

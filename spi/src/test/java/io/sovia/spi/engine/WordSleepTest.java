@@ -1,0 +1,168 @@
+package io.sovia.spi.engine;
+
+import io.sovia.spi.config.SoviaConfig;
+import io.sovia.spi.link.FrameRing;
+import io.sovia.spi.link.RingLink;
+import io.sovia.spi.os.NativeAccess;
+import io.sovia.spi.os.NativeOs;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * A thread's sleep on its link's wake word (a futex in the ring's trailer, here in this process's memory): woken by
+ * the peer's commit when it armed for the word, also by one that came between its prepare and its sleep (the lost
+ * wake-up an event count exists to prevent), by a wake-up of its own process, and never past its deadline; a peer
+ * armed for the word alone gets no doorbell byte; a link whose end sleeps on doorbells still wakes a peer's word.
+ * Sleeps that must be woken have a deadline of {@value #BOUND_SECONDS} s, so a lost wake-up fails the test instead of
+ * hanging it (a thread in a futex call cannot be interrupted).
+ */
+@Timeout(30)
+class WordSleepTest {
+    private static final int CAPACITY = 4096;
+    private static final long BOUND_SECONDS = 10;
+
+    private final AtomicInteger aRung = new AtomicInteger();
+    private final AtomicInteger aNudged = new AtomicInteger();
+    private NativeOs os;
+
+    @BeforeEach
+    void nativeCalls() throws Exception {
+        assumeTrue(NativeAccess.available(), "the native calls did not load here");
+        os = NativeAccess.os();
+        assumeTrue(os.hasFutex(), "no futex on this platform");
+    }
+
+    /** Ends {@code a} and {@code b} of one pipe; {@code b}'s wakes of {@code a}'s doorbell are counted. */
+    private RingLink[] pair() {
+        return pair("word");
+    }
+
+    /** The same, {@code b} built with {@link SoviaConfig#SHM_SLEEP} set to {@code bSleeps}. */
+    private RingLink[] pair(String bSleeps) {
+        FrameRing ab = FrameRing.allocate(CAPACITY);
+        FrameRing ba = FrameRing.allocate(CAPACITY);
+        RingLink a = new RingLink(ba, ab, () -> { }, () -> { }, null, os);
+        String before = System.setProperty(SoviaConfig.SHM_SLEEP, bSleeps);
+        try {
+            RingLink b = new RingLink(ab, ba, aRung::incrementAndGet, aNudged::incrementAndGet, null, os);
+            return new RingLink[] {a, b};
+        } finally {
+            if (before == null) {
+                System.clearProperty(SoviaConfig.SHM_SLEEP);
+            } else {
+                System.setProperty(SoviaConfig.SHM_SLEEP, before);
+            }
+        }
+    }
+
+    private static void send(RingLink from) {
+        from.commit(from.claim(16));
+        from.wakePeer();
+    }
+
+    @Test
+    void aCommitBetweenThePrepareAndTheSleepIsNotLost() {
+        RingLink[] link = pair();
+        WordSleeper sleeper = WordSleeper.current();
+        assertNotNull(sleeper);
+        sleeper.prepare(link[0].wakeWord());
+        link[0].arm(Link.ARM_WORD);
+        send(link[1]);
+        awaitWoken(sleeper); // at once, or never
+        sleeper.finish();
+        assertTrue(link[0].hasFrames());
+        assertEquals(0, aRung.get(), "a peer armed for its word alone got a doorbell byte");
+    }
+
+    @Test
+    void thePeersCommitWakesTheSleeper() throws Exception {
+        RingLink[] link = pair();
+        WordSleeper sleeper = WordSleeper.current();
+        sleeper.prepare(link[0].wakeWord());
+        link[0].arm(Link.ARM_WORD | Link.ARM_DOORBELL);
+        Thread peer = later(() -> send(link[1]));
+        awaitWoken(sleeper);
+        sleeper.finish();
+        peer.join();
+        assertTrue(link[0].hasFrames());
+        assertEquals(1, aRung.get(), "a peer armed for both was not rung on its doorbell too");
+    }
+
+    @Test
+    void aWakeUpOfItsOwnProcessEndsTheSleepAndNoneReachesAFinishedOne() throws Exception {
+        RingLink[] link = pair();
+        WordSleeper sleeper = WordSleeper.current();
+        sleeper.prepare(link[0].wakeWord());
+        Thread waker = later(sleeper::wakeup);
+        awaitWoken(sleeper);
+        sleeper.finish();
+        waker.join();
+
+        sleeper.wakeup(); // finished: changes no word
+        sleeper.prepare(link[0].wakeWord());
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+        sleeper.sleep(deadline);
+        sleeper.finish();
+        assertTrue(System.nanoTime() - deadline >= 0, "woke before its deadline with nothing to wake it");
+    }
+
+    @Test
+    void aNudgeWakesAWordSleeperWithoutADoorbellByte() {
+        RingLink[] link = pair();
+        link[1].nudge();
+        assertEquals(1, aNudged.get(), "a peer that did not arm gets its nudge on the doorbell");
+        WordSleeper sleeper = WordSleeper.current();
+        sleeper.prepare(link[0].wakeWord());
+        link[0].arm(Link.ARM_WORD);
+        link[1].nudge();
+        awaitWoken(sleeper);
+        sleeper.finish();
+        assertEquals(1, aNudged.get(), "a peer asleep on its word alone got a doorbell byte nobody reads");
+    }
+
+    @Test
+    void anEndThatSleepsOnDoorbellsStillWakesAPeersWord() {
+        RingLink[] link = pair("doorbell");
+        assertEquals(0, link[1].wakeWord(), "configured for doorbells, yet offers its word to sleep on");
+        long word = link[0].wakeWord();
+        assertNotEquals(0, word);
+        WordSleeper sleeper = WordSleeper.current();
+        sleeper.prepare(word);
+        link[0].arm(Link.ARM_WORD);
+        send(link[1]);
+        awaitWoken(sleeper);
+        sleeper.finish();
+        assertTrue(link[0].hasFrames());
+    }
+
+    /** Sleeps until woken, failing if the bound ran out instead. */
+    private static void awaitWoken(WordSleeper sleeper) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
+        sleeper.sleep(deadline);
+        assertTrue(deadline - System.nanoTime() > 0, "nothing woke the sleeper within " + BOUND_SECONDS + " s");
+    }
+
+    /** Runs {@code action} on a new thread after 20 ms, by when the caller sleeps. */
+    private static Thread later(Runnable action) {
+        Thread t = new Thread(() -> {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            action.run();
+        });
+        t.start();
+        return t;
+    }
+}
