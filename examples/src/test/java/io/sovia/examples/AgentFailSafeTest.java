@@ -135,6 +135,26 @@ class AgentFailSafeTest {
         }
     }
 
+    /**
+     * An invalid {@code sovia.shm.sleep} turns the shm transport off as it loads, with one warning naming the
+     * property: connects that would have taken shm take TCP (jvm is left out here, so they would have).
+     */
+    @Test
+    @Timeout(90)
+    void anInvalidShmSettingTurnsShmOff() throws Exception {
+        Path stats = dir.resolve("stats.json");
+        List<String> flags = ForkedJvm.agentFlags("", "-Dsovia.stats=" + stats, "-Dsovia.paths=shm,tcp",
+                "-Dsovia.shm.sleep=spin");
+        try (ForkedJvm app = ForkedJvm.start(dir, "invalid-shm", flags, stats, RmiApp.class, "both")) {
+            assertEquals(expected, app.awaitResult(TIMEOUT), app::report);
+            String warning = onlyWarning(app);
+            assertTrue(warning.contains("sovia.shm.sleep=spin"), warning);
+            SoviaStats counted = ShmChecks.stats(app);
+            assertTrue(counted.on("tcp") > 0 && counted.carried() == counted.on("tcp"),
+                    () -> "every connection belongs on tcp: " + counted.json() + "\n" + app.report());
+        }
+    }
+
     private static String onlyWarning(ForkedJvm app) throws Exception {
         List<String> warnings = WARN.matcher(app.stderr()).results().map(r -> r.group()).toList();
         assertEquals(1, warnings.size(), () -> "expected exactly one warning line\n" + app.report());

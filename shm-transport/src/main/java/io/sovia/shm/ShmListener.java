@@ -68,9 +68,12 @@ final class ShmListener implements Transport.TransportListener {
         }
     };
     private final long helloTtlNanos = SoviaConfig.shmHelloTtlNanos();
+    /** Whether the threads of accepted connections sleep on their wake words (ShmTransport's). */
+    private final boolean sleepOnWords;
 
-    private ShmListener(ShmDirectory directory, java.nio.file.Path socket, ServerSocketChannel unixServer)
-            throws IOException {
+    private ShmListener(ShmDirectory directory, java.nio.file.Path socket, ServerSocketChannel unixServer,
+            boolean sleepOnWords) throws IOException {
+        this.sleepOnWords = sleepOnWords;
         // the doorbell agent also sweeps the hellos of listeners that accept nothing (see sweepAll)
         this.idle = new ShmIdleChannels(NativeAccess.os(), ShmDoorbells.get(), this::idleHungUp);
         this.socket = socket;
@@ -79,7 +82,8 @@ final class ShmListener implements Transport.TransportListener {
     }
 
     /** Opens the UNIX socket for a listener bound at {@code bound}; null if a live listener owns it. */
-    static ShmListener open(ShmDirectory directory, InetSocketAddress bound) throws IOException {
+    static ShmListener open(ShmDirectory directory, InetSocketAddress bound, boolean sleepOnWords)
+            throws IOException {
         java.nio.file.Path socket = directory.listenerSocket(bound);
         if (Files.exists(socket)) {
             if (ShmDirectory.accepting(socket)) {
@@ -95,7 +99,7 @@ final class ShmListener implements Transport.TransportListener {
             server.bind(UnixDomainSocketAddress.of(socket), 4096);
             Files.setPosixFilePermissions(socket, ShmDirectory.FILE);
             server.configureBlocking(false);
-            ShmListener listener = new ShmListener(directory, socket, server);
+            ShmListener listener = new ShmListener(directory, socket, server, sleepOnWords);
             OPEN.add(listener);
             return listener;
         } catch (IOException | RuntimeException e) {
@@ -113,7 +117,8 @@ final class ShmListener implements Transport.TransportListener {
         }
         try {
             ShmSegment segment = p.kept() != null ? p.kept() : ShmSegment.open(p.descriptor());
-            RingLink link = ShmTransport.link(segment.clientToServer(), segment.serverToClient(), p.unix());
+            RingLink link = ShmTransport.link(segment.clientToServer(), segment.serverToClient(), p.unix(),
+                    sleepOnWords);
             return new Transport.Claimed(link, ShmDoorbells.get().watch(p.unix(), link, segment, () -> { }, this::keep));
         } catch (IOException | RuntimeException e) {
             // the client already moved to the segment: closing its socket resets it instead of leaving it hanging

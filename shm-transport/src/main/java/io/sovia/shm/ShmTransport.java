@@ -34,12 +34,15 @@ import java.nio.file.Files;
 public final class ShmTransport implements Transport {
 
     private final ShmDirectory directory;
+    /** {@link SoviaConfig#SHM_SLEEP}, read once: an invalid value turns the transport off, as the log then says. */
+    private final boolean sleepOnWords;
 
     /**
      * Called by ServiceLoader; clears what crashed processes of this user left behind, now and again
      * when this JVM exits (a survivor of a killed peer thus removes the peer's listener socket).
      */
     public ShmTransport() throws IOException {
+        this.sleepOnWords = SoviaConfig.shmSleepsOnWords();
         this.directory = new ShmDirectory(java.nio.file.Path.of(SoviaConfig.shmRoot()));
         directory.removeLeftovers();
         Lifecycle.onExit(ExitStage.CLOSE, this::exit);
@@ -115,22 +118,26 @@ public final class ShmTransport implements Transport {
         }
     }
 
-    private static ShmOffer offer(SocketChannel unix, ShmSegment segment, ShmDirectory.ListenerSocket listener)
+    private ShmOffer offer(SocketChannel unix, ShmSegment segment, ShmDirectory.ListenerSocket listener)
             throws IOException {
-        return new ShmOffer(unix, segment, link(segment.serverToClient(), segment.clientToServer(), unix), listener);
+        return new ShmOffer(unix, segment, link(segment.serverToClient(), segment.clientToServer(), unix, sleepOnWords),
+                listener);
     }
 
     @Override
     public TransportListener listen(InetSocketAddress bound) throws IOException {
         // without the native calls no segment can be taken: offering none, local clients use TCP
-        return NativeAccess.available() ? ShmListener.open(directory, bound) : null;
+        return NativeAccess.available() ? ShmListener.open(directory, bound, sleepOnWords) : null;
     }
 
-    /** A link over two rings of a segment, whose doorbell is a byte on {@code unix}. */
-    static RingLink link(io.sovia.spi.link.FrameRing in, io.sovia.spi.link.FrameRing out, SocketChannel unix)
-            throws IOException {
+    /**
+     * A link over two rings of a segment, whose doorbell is a byte on {@code unix}; its blocked threads sleep on its
+     * wake word if {@code sleepOnWords}.
+     */
+    static RingLink link(io.sovia.spi.link.FrameRing in, io.sovia.spi.link.FrameRing out, SocketChannel unix,
+            boolean sleepOnWords) throws IOException {
         return new RingLink(in, out, () -> send(unix, RingLink.WAKE), () -> send(unix, RingLink.NUDGE), unix,
-                NativeAccess.os());
+                NativeAccess.os(), sleepOnWords);
     }
 
     private static void send(SocketChannel unix, byte doorbellByte) {

@@ -227,8 +227,8 @@ public final class SoviaConfig {
     }
 
     /**
-     * Whether blocked calls on shm connections sleep on their rings' wake words ({@link #SHM_SLEEP}); read per
-     * connection.
+     * Whether blocked calls on shm connections sleep on their rings' wake words ({@link #SHM_SLEEP}); read once, when
+     * the shm transport loads (an invalid value turns it off).
      *
      * @throws IllegalArgumentException for a value other than word or doorbell
      */

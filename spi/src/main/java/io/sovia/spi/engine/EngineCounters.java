@@ -36,7 +36,8 @@ public final class EngineCounters {
         return "{\"retransmits\": " + RETRANSMITS.sum() + ", \"outOfOrder\": " + OUT_OF_ORDER.sum()
                 + ", \"badTokens\": " + BAD_TOKENS.sum() + ", \"protocolErrors\": " + PROTOCOL_ERRORS.sum()
                 + ", \"resets\": " + RESETS.sum() + ", \"doorbells\": " + DOORBELLS.sum()
-                + ", \"sleeps\": " + SLEEPS.sum() + ", \"wordSleeps\": " + WORD_SLEEPS.sum() + ", \"contendedSpins\": " + CONTENDED_SPINS.sum()
+                + ", \"sleeps\": " + SLEEPS.sum() + ", \"wordSleeps\": " + WORD_SLEEPS.sum()
+                + ", \"contendedSpins\": " + CONTENDED_SPINS.sum()
                 + ", \"spinsSkipped\": " + SPINS_SKIPPED.sum() + "}";
     }
 }

@@ -9,9 +9,9 @@ import java.util.function.BooleanSupplier;
  * How a thread waits for a session (DESIGN section 3): spin for a budget with a {@link SpinYield} that soon
  * yields (so a peer on the same core still runs), while a core is free ({@link FreeCores}); pinned to busy cores
  * beside idle ones, yield a few times instead while that pays off ({@link BusyCoreSpins}); then arm the doorbell,
- * re-check, and sleep until rung: in the kernel on the link's wake word when it has one ({@link WordSleeper}), else
- * on its doorbell channel when it has one ({@link DoorbellSleep}), else parked. A wake-up across cores costs tens of microseconds on a VM, so the spin
- * covers a typical request/response turn.
+ * re-check, and sleep until rung: in the kernel on the link's wake word when it has one ({@link WordSleeper}),
+ * else on its doorbell channel when it has one ({@link DoorbellSleep}), else parked. A wake-up across cores costs
+ * tens of microseconds on a VM, so the spin covers a typical request/response turn.
  *
  * <p>A virtual thread always parks: a JDK selector blocks its carrier on JDK 21-23, and one selector per
  * virtual thread would cost two descriptors for each of thousands of threads. Whoever wakes the session

@@ -1,6 +1,5 @@
 package io.sovia.spi.link;
 
-import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.config.SoviaLog;
 import io.sovia.spi.engine.EngineCounters;
 import io.sovia.spi.engine.FrameHandler;
@@ -38,7 +37,7 @@ public final class RingLink implements Link {
     private final Runnable nudger;
     /** Wakes the peer's wake word when it asks; null when there are none (the jvm link, no futex here). */
     private final NativeOs words;
-    /** Whether this end's threads may sleep on their wake word ({@link SoviaConfig#SHM_SLEEP}). */
+    /** Whether this end's blocked threads sleep on its wake word. */
     private final boolean sleepsOnWord;
     /** Set once by the session before the link is shared. */
     private volatile Runnable wake = () -> { };
@@ -65,7 +64,7 @@ public final class RingLink implements Link {
      * @param nudger runs the peer's {@link #nudged()}
      */
     public RingLink(FrameRing in, FrameRing out, Runnable waker, Runnable nudger) {
-        this(in, out, waker, nudger, null, null);
+        this(in, out, waker, nudger, null, null, false);
     }
 
     /**
@@ -74,9 +73,10 @@ public final class RingLink implements Link {
      * @param doorbell a non-blocking channel that the peer's waker makes readable, or null
      * @param words    the futex calls for the rings' wake words, which the peer's process must see too; or null.
      *                 A peer that sleeps on its word is woken there even where this end's threads sleep otherwise.
+     * @param sleepOnWord whether this end's blocked threads sleep on its wake word (given {@code words})
      */
     public RingLink(FrameRing in, FrameRing out, Runnable waker, Runnable nudger, SelectableChannel doorbell,
-            NativeOs words) {
+            NativeOs words, boolean sleepOnWord) {
         if (doorbell != null && !(doorbell instanceof ReadableByteChannel)) {
             throw new IllegalArgumentException("a doorbell must be readable: " + doorbell);
         }
@@ -86,7 +86,7 @@ public final class RingLink implements Link {
         this.nudger = nudger;
         this.doorbell = doorbell;
         this.words = words != null && words.hasFutex() ? words : null;
-        this.sleepsOnWord = this.words != null && SoviaConfig.shmSleepsOnWords();
+        this.sleepsOnWord = this.words != null && sleepOnWord;
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.sovia.spi.engine;
 
-import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.link.FrameRing;
 import io.sovia.spi.link.RingLink;
 import io.sovia.spi.os.NativeAccess;
@@ -44,25 +43,16 @@ class WordSleepTest {
 
     /** Ends {@code a} and {@code b} of one pipe; {@code b}'s wakes of {@code a}'s doorbell are counted. */
     private RingLink[] pair() {
-        return pair("word");
+        return pair(true);
     }
 
-    /** The same, {@code b} built with {@link SoviaConfig#SHM_SLEEP} set to {@code bSleeps}. */
-    private RingLink[] pair(String bSleeps) {
+    /** The same, {@code b}'s threads sleeping on its word if {@code bSleepsOnWord}, {@code a}'s always. */
+    private RingLink[] pair(boolean bSleepsOnWord) {
         FrameRing ab = FrameRing.allocate(CAPACITY);
         FrameRing ba = FrameRing.allocate(CAPACITY);
-        RingLink a = new RingLink(ba, ab, () -> { }, () -> { }, null, os);
-        String before = System.setProperty(SoviaConfig.SHM_SLEEP, bSleeps);
-        try {
-            RingLink b = new RingLink(ab, ba, aRung::incrementAndGet, aNudged::incrementAndGet, null, os);
-            return new RingLink[] {a, b};
-        } finally {
-            if (before == null) {
-                System.clearProperty(SoviaConfig.SHM_SLEEP);
-            } else {
-                System.setProperty(SoviaConfig.SHM_SLEEP, before);
-            }
-        }
+        RingLink a = new RingLink(ba, ab, () -> { }, () -> { }, null, os, true);
+        RingLink b = new RingLink(ab, ba, aRung::incrementAndGet, aNudged::incrementAndGet, null, os, bSleepsOnWord);
+        return new RingLink[] {a, b};
     }
 
     private static void send(RingLink from) {
@@ -132,7 +122,7 @@ class WordSleepTest {
 
     @Test
     void anEndThatSleepsOnDoorbellsStillWakesAPeersWord() {
-        RingLink[] link = pair("doorbell");
+        RingLink[] link = pair(false);
         assertEquals(0, link[1].wakeWord(), "configured for doorbells, yet offers its word to sleep on");
         long word = link[0].wakeWord();
         assertNotEquals(0, word);
