@@ -3,6 +3,7 @@ package io.sovia.examples;
 import com.sun.jna.Library;
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
+import com.sun.jna.Platform;
 import com.sun.jna.Pointer;
 
 import java.io.IOException;
@@ -45,7 +46,7 @@ import java.util.List;
  */
 public final class HostilePeer {
     private static final int HELLO_MAGIC = 0x48564f53;
-    private static final int HELLO_VERSION = 3;
+    private static final int HELLO_VERSION = 4;
     /** Bytes of a hello from an IPv4 client (ShmHello: magic, version, port, flag 0: a new connection, n, address). */
     private static final int HELLO_LENGTH = 18;
     private static final long SEGMENT_MAGIC = 0x4d48534149564f53L;
@@ -53,6 +54,10 @@ public final class HostilePeer {
     private static final int TRAILER = 256;
     private static final int HEAD = 0;
     private static final int TAIL = 64;
+    /** The consumer's wake word (FrameRingDescriptor), a futex its blocked threads sleep on. */
+    private static final int WAKE_WORD = 132;
+    private static final long SYS_FUTEX = Platform.isARM() ? 98 : 202;
+    private static final int FUTEX_WAKE = 1;
     private static final int FRAME_HEADER = 32;
     private static final byte SYN = 1;
     private static final byte SYN_ACK = 2;
@@ -79,6 +84,8 @@ public final class HostilePeer {
         int open(String path, int flags);
 
         int close(int fd);
+
+        long syscall(long number, Pointer address, int op, int value, Pointer timeout);
     }
 
     private final Path socket;
@@ -208,9 +215,13 @@ public final class HostilePeer {
         return next;
     }
 
+    /** Publishes up to {@code tail} and wakes the server both ways it may sleep: its doorbell and its wake word. */
     private void publishTail(ByteBuffer ring, long tail, int unix) throws IOException {
         ring.putLong(CAPACITY + TAIL, tail);
         check((int) C.LIB.write(unix, new byte[] {1}, 1), "write");
+        ring.putInt(CAPACITY + WAKE_WORD, ring.getInt(CAPACITY + WAKE_WORD) + 1);
+        C.LIB.syscall(SYS_FUTEX, Native.getDirectBufferPointer(ring).share(CAPACITY + WAKE_WORD), FUTEX_WAKE,
+                Integer.MAX_VALUE, null);
     }
 
     /** Sends the hello with {@code segment}, then makes the TCP connect it announces; the UNIX socket. */
