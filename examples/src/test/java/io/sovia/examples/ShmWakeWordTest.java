@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
  * spin at all ({@code sovia.spin.micros=0}) every wait of ManyPingApp's ten connections sleeps, thousands of times a
  * second at both ends, so one wake-up lost between a thread's last look and its sleep would stop its connection for
  * good, and the client would never finish. Each JVM wakes its peer the way the peer asked, whatever it does itself:
- * a JVM that sleeps on doorbells still wakes one that sleeps on words, and the other way round.
+ * a JVM that sleeps on doorbells still wakes one that sleeps on words, and the other way round. A selector whose
+ * keys are all shm connections sleeps on their words too (PingPongApp's selector loop at both ends).
  */
 class ShmWakeWordTest {
     private static final Duration STEP = Duration.ofSeconds(60);
@@ -40,8 +41,27 @@ class ShmWakeWordTest {
                 assertEquals(0, client.awaitExit(STEP), client.report());
                 server.process().destroy(); // serves until told to stop; its exit hook writes the stats
                 server.awaitExit(STEP);
-                assertSlept(client, clientSleep);
-                assertSlept(server, serverSleep);
+                assertSlept(client, clientSleep, CONNECTIONS);
+                assertSlept(server, serverSleep, CONNECTIONS);
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "server sleeps on {0}, client on {1}")
+    @CsvSource({"word, word", "doorbell, word", "word, doorbell"})
+    @Timeout(120)
+    void aSelectorOfShmConnectionsSleepsAndIsWoken(String serverSleep, String clientSleep) throws Exception {
+        try (ForkedJvm server = ForkedJvm.start(dir, "server", options("server", serverSleep), PingPongApp.class,
+                "server", "selector")) {
+            int port = server.awaitPort(STEP);
+            try (ForkedJvm client = ForkedJvm.start(dir, "client", options("client", clientSleep),
+                    PingPongApp.class, "client", "selector", String.valueOf(port), "20000", "0")) {
+                String result = client.awaitResult(STEP);
+                assertTrue(result.contains("rtt_us="), client.report());
+                assertEquals(0, client.awaitExit(STEP), client.report());
+                assertEquals(0, server.awaitExit(STEP), server.report());
+                assertSlept(client, clientSleep, 1);
+                assertSlept(server, serverSleep, 1);
             }
         }
     }
@@ -52,8 +72,8 @@ class ShmWakeWordTest {
     }
 
     /** Every connection on shm, its waits asleep, and on the wake word exactly when configured so. */
-    private static void assertSlept(ForkedJvm jvm, String sleep) throws Exception {
-        Map<String, Long> engine = ShmChecks.assertAllOn("shm", jvm, CONNECTIONS).section("engine");
+    private static void assertSlept(ForkedJvm jvm, String sleep, int connections) throws Exception {
+        Map<String, Long> engine = ShmChecks.assertAllOn("shm", jvm, connections).section("engine");
         long sleeps = engine.getOrDefault("sleeps", 0L);
         long onWords = engine.getOrDefault("wordSleeps", 0L);
         assertTrue(sleeps > 1000, jvm.stats().getFileName() + ": only " + sleeps + " sleeps: " + engine);

@@ -8,7 +8,6 @@ import io.sovia.spi.engine.VirtualThreads;
 import io.sovia.spi.ops.LiveRegistry;
 import io.sovia.spi.transport.PathKind;
 
-import java.nio.channels.Selector;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
@@ -129,7 +128,7 @@ public final class SessionBackend implements SocketBackend {
     }
 
     @Override
-    public void armSelector(Selector sleeper, boolean arm) {
+    public void armSelector(Object sleeper, boolean arm) {
         if (arm) {
             session.waiters().add(sleeper);
         } else {
@@ -140,6 +139,16 @@ public final class SessionBackend implements SocketBackend {
     @Override
     public SelectableChannel doorbell() {
         return session.link().doorbell();
+    }
+
+    @Override
+    public long wakeWord() {
+        return session.link().wakeWord();
+    }
+
+    @Override
+    public void wakeWordChanged() {
+        session.link().wakeWordChanged();
     }
 
     @Override

@@ -10,7 +10,6 @@ import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SelectableChannel;
-import java.nio.channels.Selector;
 import java.util.Set;
 
 /**
@@ -42,10 +41,19 @@ public interface SocketBackend {
     }
 
     /**
-     * For a backend without a poll channel: registers ({@code true}) or removes a selector to wake when
-     * readiness may have changed (see {@code Pollable.armSelector}).
+     * For a backend without a poll channel: registers ({@code true}) or removes a selector (or a selecting thread's
+     * word sleeper) to wake when readiness may have changed (see {@code Pollable.armSelector}).
      */
-    default void armSelector(Selector sleeper, boolean arm) {
+    default void armSelector(Object sleeper, boolean arm) {
+    }
+
+    /** See {@code Pollable.wakeWord}: the word a selector may sleep on for this backend, or 0. */
+    default long wakeWord() {
+        return 0;
+    }
+
+    /** See {@code Pollable.wakeWordChanged}. */
+    default void wakeWordChanged() {
     }
 
     /** See {@code Pollable.doorbell}: the channel a selector may sleep on for this backend, or null. */

@@ -18,11 +18,15 @@ import java.io.IOException;
  * (which changes the word) is never lost. Wake-ups from this process ({@link #wakeup()}: close, the doorbell thread,
  * another sleeper that took the doorbell) change the word the same way.
  *
- * <p>{@link #prepare}, {@link #sleep} and {@link #finish} are the owning thread's; {@link #wakeup()} is anyone's.
+ * <p>A selector whose keys all have wake words sleeps on all of them at once and on a word of its own, which its
+ * wake-ups change ({@link #sleepOnAny}, {@code futex_waitv}); it reads their values before it arms, as
+ * {@link #prepare} does.
+ *
+ * <p>{@link #prepare}, the sleeps and {@link #finish} are the owning thread's; {@link #wakeup()} is anyone's.
  * The word's memory stays mapped while the thread is between {@code prepare} and {@code finish}: the waiting thread
  * holds its link. Outside that span nobody here touches the word.
  */
-final class WordSleeper {
+public final class WordSleeper {
     private static final Unsafe UNSAFE = Unsafe.getUnsafe();
     private static final ThreadLocal<WordSleeper> MINE = new ThreadLocal<>();
 
@@ -37,7 +41,7 @@ final class WordSleeper {
     }
 
     /** This thread's sleeper; null if the native calls cannot be had (then the caller sleeps another way). */
-    static WordSleeper current() {
+    public static WordSleeper current() {
         WordSleeper s = MINE.get();
         if (s == null) {
             try {
@@ -52,7 +56,7 @@ final class WordSleeper {
     }
 
     /** Starts a sleep on the word at {@code address}: call before arming the link and looking for work. */
-    synchronized void prepare(long address) {
+    public synchronized void prepare(long address) {
         word = address;
         seen = UNSAFE.getIntVolatile(null, address);
     }
@@ -73,13 +77,41 @@ final class WordSleeper {
         }
     }
 
+    /**
+     * Sleeps until the prepared word or one of the first {@code count} words at {@code others} changes from its value
+     * in {@code seen} (read before arming, see {@link #valueOf}), a signal or the deadline. {@code others} and
+     * {@code seen} have room for one more, this sleeper's own word; {@code count} is below
+     * {@link NativeOs#FUTEX_WAIT_ANY_MAX}.
+     *
+     * @param deadline {@link System#nanoTime()} deadline, or 0 for none
+     */
+    public void sleepOnAny(long[] others, int[] seen, int count, long deadline) {
+        synchronized (this) {
+            others[count] = word;
+        }
+        seen[count] = this.seen;
+        if (others[count] != 0 && (deadline == 0 || deadline - System.nanoTime() > 0)) {
+            os.futexWaitAny(others, seen, count + 1, deadline);
+        }
+    }
+
+    /** Whether {@link #sleepOnAny} works here. */
+    public boolean sleepsOnMany() {
+        return os.hasFutexWaitAny();
+    }
+
+    /** The value of the word at {@code address} now, for an event count. */
+    public static int valueOf(long address) {
+        return UNSAFE.getIntVolatile(null, address);
+    }
+
     /** Ends the sleep: later wake-ups do not touch the word, whose memory may go once the link does. */
-    synchronized void finish() {
+    public synchronized void finish() {
         word = 0;
     }
 
     /** Ends the owner's current sleep, or the one it prepared; any thread, never blocks. */
-    synchronized void wakeup() {
+    public synchronized void wakeup() {
         if (word != 0) {
             UNSAFE.getAndAddInt(null, word, 1);
             os.futexWake(word);

@@ -1,6 +1,5 @@
 package io.sovia.spi.nio;
 
-import java.nio.channels.Selector;
 import java.nio.channels.SelectableChannel;
 
 /**
@@ -31,7 +30,7 @@ final class PassThrough implements Pollable {
     }
 
     @Override
-    public void armSelector(Selector sleeper, boolean arm) {
+    public void armSelector(Object sleeper, boolean arm) {
         // readiness comes from the kernel
     }
 }

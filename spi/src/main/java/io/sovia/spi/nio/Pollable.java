@@ -1,6 +1,5 @@
 package io.sovia.spi.nio;
 
-import java.nio.channels.Selector;
 import java.nio.channels.SelectableChannel;
 
 /**
@@ -18,11 +17,21 @@ interface Pollable {
     int readyOps(int interestOps);
 
     /**
-     * When {@link #pollChannel()} is null: registers or removes a selector to wake on readiness changes: the
+     * When {@link #pollChannel()} is null: registers or removes a sleeper to wake on readiness changes: the
      * Sovia selector's inner one, never the Sovia selector, since a readiness change is no app wakeup and must not
-     * end a select when the key is not ready for its interest. It also sleeps on {@link #doorbell()}.
+     * end a select when the key is not ready for its interest; it also sleeps on {@link #doorbell()}. Or the
+     * selecting thread's {@link io.sovia.spi.engine.WordSleeper}, when the selector sleeps on wake words.
      */
-    void armSelector(Selector sleeper, boolean arm);
+    void armSelector(Object sleeper, boolean arm);
+
+    /** When {@link #pollChannel()} is null: the word a selector may sleep on for this channel, or 0. */
+    default long wakeWord() {
+        return 0;
+    }
+
+    /** A selector asleep on {@link #wakeWord()} woke: answer what the peer asked on an unread doorbell. */
+    default void wakeWordChanged() {
+    }
 
     /**
      * When {@link #pollChannel()} is null: a kernel channel, readable when the peer rings, for the

@@ -4,7 +4,9 @@ import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.config.SoviaLog;
 import io.sovia.spi.engine.FreeCores;
 import io.sovia.spi.engine.BusyCoreSpins;
+import io.sovia.spi.engine.EngineCounters;
 import io.sovia.spi.engine.SpinYield;
+import io.sovia.spi.engine.WordSleeper;
 
 import java.io.IOException;
 import java.nio.channels.CancelledKeyException;
@@ -31,7 +33,8 @@ import java.util.function.Consumer;
  * A selector over Sovia's channels and the JDK's pass-through channels (DESIGN section 3).
  *
  * <p>It owns one JDK selector. Each Sovia key has an inner key there for the channel's poll channel, so a
- * select sleeps in epoll on everything at once. As in the JDK, registration and interest changes from
+ * select sleeps in epoll on everything at once; or, when every key is an shm connection, on their rings' wake
+ * words ({@link WordSelect}). As in the JDK, registration and interest changes from
  * other threads take effect at the next selection operation; they are queued and applied by the
  * selecting thread, which is the only thread that touches inner registrations.
  *
@@ -63,6 +66,13 @@ final class SoviaSelector extends AbstractSelector {
      * swallow the inner part of a wakeup.
      */
     private volatile boolean wakeupPending;
+    /** Sleeps on the keys' wake words when all have one. */
+    private final WordSelect wordSelect = new WordSelect();
+    /**
+     * Whether an inner key was cancelled since the inner selector last selected: a sleep on words, which skips the
+     * inner selector, flushes them first, so the JDK closes closed channels' descriptors. Selecting thread only.
+     */
+    private boolean innerCancelled;
     /** What the current selection found ready; selecting thread only. */
     private final ReadyKeys ready = new ReadyKeys(this, selectedKeys);
     /** Set while a selection runs, so a select from inside a {@code select(Consumer)} action is refused. */
@@ -201,7 +211,8 @@ final class SoviaSelector extends AbstractSelector {
      * One round. With user-level keys: scan them; if none is ready (selected already or not, see
      * {@link ReadyKeys}), spin (scanning, and polling the kernel too) for the spin budget; then arm their
      * doorbells, scan once more, and sleep in the inner selector, where their doorbell channels wake it
-     * directly (a link without one wakes the inner selector, armed with it). Returns whether the selection is over:
+     * directly (a link without one wakes the inner selector, armed with it); or, when every key has a wake word,
+     * arm those and sleep on them ({@link WordSelect}). Returns whether the selection is over:
      * a key is ready, it polled, a wakeup or an interrupt came; a timeout is for the caller to see.
      */
     private boolean selectRound(long timeout) throws IOException {
@@ -209,6 +220,7 @@ final class SoviaSelector extends AbstractSelector {
         processUpdates();
         boolean poll = timeout < 0;
         boolean armed = false;
+        WordSleeper onWords = null;
         if (!userKeys.isEmpty()) {
             scanUserKeys();
             long spinStart = System.nanoTime();
@@ -219,7 +231,8 @@ final class SoviaSelector extends AbstractSelector {
                 timeout = Math.max(1, timeout - (System.nanoTime() - spinStart) / 1_000_000);
             }
             if (!poll) {
-                armUserKeys(true);
+                onWords = wordSelect.prepare(userKeys, keys.size());
+                armUserKeys(onWords != null ? onWords : inner, true);
                 armed = true;
                 scanUserKeys();
                 poll = ready.any();
@@ -232,13 +245,33 @@ final class SoviaSelector extends AbstractSelector {
         try {
             if (poll) {
                 inner.selectNow(this::onInnerReady);
+                innerCancelled = false;
+            } else if (onWords != null) {
+                if (innerCancelled) {
+                    // a doorbell found rung here wakes this sleep through the sessions' wake-up
+                    inner.selectNow(this::onInnerReady);
+                    innerCancelled = false;
+                }
+                EngineCounters.SLEEPS.increment();
+                EngineCounters.WORD_SLEEPS.increment();
+                wordSelect.sleep(timeout);
             } else {
+                if (armed) {
+                    EngineCounters.SLEEPS.increment();
+                }
                 inner.select(this::onInnerReady, timeout);
+                innerCancelled = false;
             }
         } finally {
             end();
             if (armed) {
-                armUserKeys(false);
+                armUserKeys(onWords != null ? onWords : inner, false);
+                if (onWords != null) {
+                    wordSelect.finish(onWords);
+                    for (SoviaSelectionKey key : userKeys) {
+                        key.pollable().wakeWordChanged();
+                    }
+                }
                 scanUserKeys();
             }
         }
@@ -312,9 +345,9 @@ final class SoviaSelector extends AbstractSelector {
         }
     }
 
-    private void armUserKeys(boolean arm) {
+    private void armUserKeys(Object sleeper, boolean arm) {
         for (SoviaSelectionKey key : userKeys) {
-            key.pollable().armSelector(inner, arm);
+            key.pollable().armSelector(sleeper, arm);
         }
     }
 
@@ -356,6 +389,7 @@ final class SoviaSelector extends AbstractSelector {
                 SelectionKey innerKey = key.innerKey();
                 if (innerKey != null) {
                     innerKey.cancel();
+                    innerCancelled = true;
                 }
                 keys.remove(key);
                 selectedKeys.remove(key);
@@ -417,6 +451,7 @@ final class SoviaSelector extends AbstractSelector {
             }
             if (innerKey != null) {
                 innerKey.cancel();
+                innerCancelled = true;
                 key.innerKey(null);
             }
             if (target == null) {
@@ -447,6 +482,7 @@ final class SoviaSelector extends AbstractSelector {
     public Selector wakeup() {
         wakeupPending = true;
         inner.wakeup();
+        wordSelect.wakeup();
         return this;
     }
 

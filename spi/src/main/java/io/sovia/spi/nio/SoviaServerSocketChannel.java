@@ -7,7 +7,6 @@ import io.sovia.spi.backend.SessionBackend;
 import io.sovia.spi.route.Listeners;
 import io.sovia.spi.stats.SoviaStats;
 
-import java.nio.channels.Selector;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -205,7 +204,7 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
     }
 
     @Override
-    public void armSelector(Selector sleeper, boolean arm) {
+    public void armSelector(Object sleeper, boolean arm) {
         // readiness comes from the kernel
     }
 

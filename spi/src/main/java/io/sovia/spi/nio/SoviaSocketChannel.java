@@ -8,7 +8,6 @@ import io.sovia.spi.stats.SoviaStats;
 import io.sovia.spi.transport.PathKind;
 
 import java.nio.channels.FileChannel;
-import java.nio.channels.Selector;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -478,8 +477,18 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
     }
 
     @Override
-    public void armSelector(Selector sleeper, boolean arm) {
+    public void armSelector(Object sleeper, boolean arm) {
         backend.armSelector(sleeper, arm);
+    }
+
+    @Override
+    public long wakeWord() {
+        return backend.wakeWord();
+    }
+
+    @Override
+    public void wakeWordChanged() {
+        backend.wakeWordChanged();
     }
 
     @Override

@@ -118,6 +118,22 @@ public interface NativeOs {
     /** Wakes every thread in {@link #futexWait} on the word at {@code address}, in any process; never throws. */
     void futexWake(long address);
 
+    /** The most words {@link #futexWaitAny} takes (the kernel's limit). */
+    int FUTEX_WAIT_ANY_MAX = 128;
+
+    /**
+     * Whether {@link #futexWaitAny} works here: {@code futex_waitv}, Linux 5.16 and later, asked once.
+     */
+    boolean hasFutexWaitAny();
+
+    /**
+     * Sleeps while each of the first {@code count} 32-bit words at {@code addresses} holds its {@code expected}
+     * value, until a {@link #futexWake} of any, a signal or {@code deadline} ({@link System#nanoTime()}, which is
+     * CLOCK_MONOTONIC here; 0: no limit); a word that already changed returns at once. Shared futexes, as
+     * {@link #futexWait}'s. Never throws.
+     */
+    void futexWaitAny(long[] addresses, int[] expected, int count, long deadline);
+
     /**
      * The user id of the process at the other end of the connected UNIX socket {@code socket} ({@code SO_PEERCRED}):
      * a number, where the JDK's option resolves user and group names, reading the user database at each call.

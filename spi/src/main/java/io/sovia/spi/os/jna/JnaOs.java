@@ -47,6 +47,15 @@ public final class JnaOs implements NativeOs {
     private static final long SYS_FUTEX = Platform.is64Bit() ? Platform.isIntel() ? 202 : Platform.isARM() ? 98 : -1 : -1;
     private static final int FUTEX_WAIT = 0;
     private static final int FUTEX_WAKE = 1;
+    /** futex_waitv(2): the same number on every architecture; a waiter is { u64 val; u64 uaddr; u32 flags; u32 }. */
+    private static final long SYS_FUTEX_WAITV = 449;
+    private static final int FUTEX_WAITER = 24;
+    private static final int FUTEX2_SIZE_U32 = 0x02;
+    private static final int CLOCK_MONOTONIC = 1;
+    private static final int ENOSYS = 38;
+    /** A futex_waitv's waiters, then its struct timespec, one block per thread. */
+    private static final ThreadLocal<Memory> WAITERS =
+            ThreadLocal.withInitial(() -> new Memory((long) FUTEX_WAIT_ANY_MAX * FUTEX_WAITER + 16));
     /** A timed futex wait's struct timespec { long tv_sec; long tv_nsec; }, one per thread. */
     private static final ThreadLocal<Memory> TIMESPEC = ThreadLocal.withInitial(() -> new Memory(16));
     private static final int SOL_SOCKET = 1;
@@ -76,6 +85,9 @@ public final class JnaOs implements NativeOs {
     static {
         Native.register(JnaOs.class, NativeLibrary.getInstance("c"));
     }
+
+    /** After the registration above, which the probe's call needs. */
+    private static final boolean FUTEX_WAITV = SYS_FUTEX > 0 && probeFutexWaitv();
 
     private static native int memfd_create(String name, int flags) throws LastErrorException;
 
@@ -109,6 +121,10 @@ public final class JnaOs implements NativeOs {
 
     private static native long syscall(long number, long address, long op, long value, long timeout, long address2,
             long value3);
+
+    /** The same, for a call whose error number matters (slower: a failure throws). */
+    private static native long syscall(long number, long a1, long a2, long a3, long a4, long a5)
+            throws LastErrorException;
 
     private static native long sendmsg(int fd, Pointer msg, int flags) throws LastErrorException;
 
@@ -272,6 +288,41 @@ public final class JnaOs implements NativeOs {
     @Override
     public void futexWake(long address) {
         syscall(SYS_FUTEX, address, FUTEX_WAKE, Integer.MAX_VALUE, 0, 0, 0);
+    }
+
+    /** Whether the kernel knows futex_waitv: asked with no waiters, it says EINVAL, and ENOSYS if it does not. */
+    private static boolean probeFutexWaitv() {
+        try {
+            syscall(SYS_FUTEX_WAITV, 0, 0, 0, 0, 0);
+            return true;
+        } catch (LastErrorException e) {
+            return e.getErrorCode() != ENOSYS;
+        }
+    }
+
+    @Override
+    public boolean hasFutexWaitAny() {
+        return FUTEX_WAITV;
+    }
+
+    @Override
+    public void futexWaitAny(long[] addresses, int[] expected, int count, long deadline) {
+        Memory m = WAITERS.get();
+        for (int i = 0; i < count; i++) {
+            long w = (long) i * FUTEX_WAITER;
+            m.setLong(w, expected[i] & 0xFFFF_FFFFL);
+            m.setLong(w + 8, addresses[i]);
+            m.setInt(w + 16, FUTEX2_SIZE_U32);
+            m.setInt(w + 20, 0);
+        }
+        long timespec = 0;
+        if (deadline != 0) {
+            long t = (long) FUTEX_WAIT_ANY_MAX * FUTEX_WAITER;
+            m.setLong(t, deadline / 1_000_000_000L);
+            m.setLong(t + 8, deadline % 1_000_000_000L);
+            timespec = Pointer.nativeValue(m) + t;
+        }
+        syscall(SYS_FUTEX_WAITV, Pointer.nativeValue(m), count, 0, timespec, CLOCK_MONOTONIC, 0);
     }
 
     @Override
