@@ -148,7 +148,7 @@ public final class SessionBackend implements SocketBackend {
 
     @Override
     public void wakeWordChanged() {
-        session.link().wakeWordChanged();
+        session.waiters().wakeWordChanged();
     }
 
     @Override

@@ -15,7 +15,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * are registered the link is told ({@link Link#blindSleepers}), so that only then its transport's doorbell
  * thread wakes for the rings too. A writer streaming into a full window thus wakes once per ring: its own
  * selector wakes it, and the credit waker runs from there. Threads that sleep on the link's wake word
- * ({@link WordSleeper}) have the link armed for the word, the others for the doorbell; both when both sleep.
+ * ({@link WordSleeper}) have the link armed for the word, selectors for the doorbell, both when both sleep; like a
+ * selector, a word sleeper that woke wakes the blind ones, so while one sleeps the doorbell thread need not (it
+ * did, and an FTP transfer's every ring woke that thread too).
  */
 public final class SessionWaiters {
     private final Link link;
@@ -54,13 +56,16 @@ public final class SessionWaiters {
             more[more.length - 1] = sleeper;
             sleepers = more;
             count(sleeper, 1);
-            link.arm((selectors + blind > 0 ? Link.ARM_DOORBELL : 0) | (words > 0 ? Link.ARM_WORD : 0));
+            link.arm(armedHow());
         } finally {
             lock.unlock();
         }
     }
 
-    /** Removes one registration of {@code sleeper}; disarms the link when nobody is left. */
+    /**
+     * Removes one registration of {@code sleeper}; disarms the link when nobody is left, and arms its doorbell when
+     * the last word sleeper leaves blind ones behind, which no word sleeper wakes from now on.
+     */
     public void remove(Object sleeper) {
         lock.lock();
         try {
@@ -77,6 +82,8 @@ public final class SessionWaiters {
             }
             if (sleepers.length == 0) {
                 link.arm(0);
+            } else if (sleeper instanceof WordSleeper && words == 0 && blind > 0) {
+                link.arm(armedHow());
             }
         } finally {
             lock.unlock();
@@ -95,7 +102,13 @@ public final class SessionWaiters {
                 wakers += delta;
             }
         }
-        link.blindSleepers(blind > 0 && selectors == 0);
+        link.blindSleepers(blind > 0 && selectors == 0 && words == 0);
+    }
+
+    /** Under {@link #lock}: the doorbell for selectors, and for blind sleepers unless a word sleeper wakes them. */
+    private int armedHow() {
+        boolean doorbell = selectors > 0 || blind > 0 && words == 0;
+        return (doorbell ? Link.ARM_DOORBELL : 0) | (words > 0 ? Link.ARM_WORD : 0);
     }
 
     /** The channel a sleeper may sleep on in the kernel until rung, or null ({@link Link#doorbell()}). */
@@ -113,9 +126,15 @@ public final class SessionWaiters {
         return link.wakeWord();
     }
 
-    /** A sleeper on the wake word woke ({@link Link#wakeWordChanged()}). */
-    void wakeWordChanged() {
+    /**
+     * A sleeper on the wake word woke, and left: answers the peer's requests ({@link Link#wakeWordChanged()}) and
+     * wakes those still registered, as a selector that found the doorbell rung does ({@link #doorbellRung()}).
+     */
+    public void wakeWordChanged() {
         link.wakeWordChanged();
+        if (sleepers.length > 0) {
+            wakeAll();
+        }
     }
 
     /**
@@ -130,7 +149,7 @@ public final class SessionWaiters {
             lock.lock();
             try {
                 if (wakers > 0) {
-                    link.arm(Link.ARM_DOORBELL);
+                    link.arm(armedHow());
                 }
             } finally {
                 lock.unlock();

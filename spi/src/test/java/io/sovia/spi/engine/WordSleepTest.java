@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -133,6 +134,38 @@ class WordSleepTest {
         awaitWoken(sleeper);
         sleeper.finish();
         assertTrue(link[0].hasFrames());
+    }
+
+    /**
+     * A blind sleeper (the service thread's credit waker) has the doorbell thread read the doorbell for it, unless a
+     * word sleeper is registered too: that one wakes it once woken itself, and the peer rings no doorbell meanwhile
+     * (it did, and every ring of an FTP transfer woke the doorbell thread as well). When the word sleeper leaves, the
+     * doorbell is armed again for the blind one.
+     */
+    @Test
+    void aWordSleeperStandsInForTheBlindOnesWhileItSleeps() {
+        FrameRing ab = FrameRing.allocate(CAPACITY);
+        FrameRing ba = FrameRing.allocate(CAPACITY);
+        RingLink a = new RingLink(ba, ab, () -> { }, () -> { }, null, os, true);
+        SessionWaiters waiters = new SessionWaiters(a);
+        AtomicInteger ran = new AtomicInteger();
+        Runnable creditWaker = ran::incrementAndGet;
+        waiters.add(creditWaker);
+        assertEquals(Link.ARM_DOORBELL, ba.armedHow());
+        assertTrue(a.hasBlindSleepers());
+
+        WordSleeper sleeper = WordSleeper.current();
+        sleeper.prepare(a.wakeWord());
+        waiters.add(sleeper);
+        assertEquals(Link.ARM_WORD, ba.armedHow(), "the peer would ring the doorbell for a waker a word sleeper wakes");
+        assertFalse(a.hasBlindSleepers(), "the doorbell thread would wake for the rings too");
+
+        waiters.remove(sleeper);
+        sleeper.finish();
+        assertEquals(Link.ARM_DOORBELL, ba.armedHow(), "the waker left behind is armed for nothing it hears");
+        assertTrue(a.hasBlindSleepers());
+        waiters.wakeWordChanged();
+        assertEquals(1, ran.get(), "the word sleeper that woke did not wake the waker");
     }
 
     /** Sleeps until woken, failing if the bound ran out instead. */
