@@ -1,5 +1,6 @@
 package io.sovia.spi.nio;
 
+import io.sovia.spi.engine.VirtualThreads;
 import io.sovia.spi.engine.WordSleeper;
 import io.sovia.spi.jdk.JdkNio;
 import io.sovia.spi.os.NativeOs;
@@ -11,8 +12,8 @@ import java.util.Set;
  * How a {@link SoviaSelector} whose keys are all connections with wake words (shm) sleeps: on their rings' words
  * and a word of its own at once ({@code futex_waitv}), so a peer wakes it with one {@code futex} call, where epoll on
  * their doorbell sockets took the peer's write, the selector's {@code epoll_wait} and the read that drained the
- * byte. A selector with any other key (a listener, a TCP channel) sleeps in its inner JDK selector as before: a futex
- * cannot be waited on beside a descriptor.
+ * byte. A selector with any other key (a listener, a TCP channel), or selecting on a virtual thread, sleeps in its
+ * inner JDK selector as before: a futex cannot be waited on beside a descriptor.
  *
  * <p>The words' values are read before the keys are armed and scanned, and the sleep ends as soon as any of them
  * differs (an event count, see {@link WordSleeper}): a commit between the scan and the sleep is never lost. The
@@ -38,7 +39,10 @@ final class WordSelect {
      * are armed. Returns the sleeper to arm the keys with, or null to sleep in the inner selector.
      */
     WordSleeper prepare(Set<SoviaSelectionKey> userKeys, int allKeys) {
-        if (allKeys == 0 || userKeys.size() != allKeys || allKeys >= NativeOs.FUTEX_WAIT_ANY_MAX) {
+        // a virtual thread in a futex call would hold its carrier, with none added meanwhile (the JDK's selectors
+        // tell the scheduler they block; a native call cannot)
+        if (allKeys == 0 || userKeys.size() != allKeys || allKeys >= NativeOs.FUTEX_WAIT_ANY_MAX
+                || VirtualThreads.current()) {
             return null;
         }
         WordSleeper sleeper = WordSleeper.current();
