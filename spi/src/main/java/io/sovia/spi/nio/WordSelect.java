@@ -39,8 +39,7 @@ final class WordSelect {
      * are armed. Returns the sleeper to arm the keys with, or null to sleep in the inner selector.
      */
     WordSleeper prepare(Set<SoviaSelectionKey> userKeys, int allKeys) {
-        // a virtual thread in a futex call would hold its carrier, with none added meanwhile (the JDK's selectors
-        // tell the scheduler they block; a native call cannot)
+        // a virtual thread in a futex call would hold its carrier, and the scheduler adds none for a native call
         if (allKeys == 0 || userKeys.size() != allKeys || allKeys >= NativeOs.FUTEX_WAIT_ANY_MAX
                 || VirtualThreads.current()) {
             return null;
