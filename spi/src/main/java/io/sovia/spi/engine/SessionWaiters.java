@@ -128,12 +128,14 @@ public final class SessionWaiters {
 
     /**
      * A sleeper on the wake word woke, and left: answers the peer's requests ({@link Link#wakeWordChanged()}) and
-     * wakes those still registered, as a selector that found the doorbell rung does ({@link #doorbellRung()}).
+     * wakes the blind sleepers still registered, which it stood in for. Not the others: they sleep on the word or
+     * the doorbell themselves, and two word sleepers of one session that woke each other after every wake-up (a
+     * reader and a writer blocked at once) would never rest.
      */
     public void wakeWordChanged() {
         link.wakeWordChanged();
         if (sleepers.length > 0) {
-            wakeAll();
+            wake(true);
         }
     }
 
@@ -144,6 +146,10 @@ public final class SessionWaiters {
      * ring at its next frame for a sleeper already awake: 600,000 renewals and 95,000 needless rings in an FTP run.
      */
     public void wakeAll() {
+        wake(false);
+    }
+
+    private void wake(boolean blindOnly) {
         Object[] now = sleepers;
         if (now.length > 0) {
             lock.lock();
@@ -158,15 +164,22 @@ public final class SessionWaiters {
         for (Object sleeper : now) {
             if (sleeper instanceof Thread) {
                 LockSupport.unpark((Thread) sleeper);
-            } else if (sleeper instanceof Selector) {
-                ((Selector) sleeper).wakeup();
-            } else if (sleeper instanceof DoorbellSleeper) {
-                ((DoorbellSleeper) sleeper).wakeup();
-            } else if (sleeper instanceof WordSleeper) {
-                ((WordSleeper) sleeper).wakeup();
-            } else {
+            } else if (sleeper instanceof Runnable) {
                 ((Runnable) sleeper).run();
+            } else if (!blindOnly) {
+                wakeSleeping(sleeper);
             }
+        }
+    }
+
+    /** Wakes a sleeper that sleeps in the kernel itself: a selector, a doorbell or word sleeper. */
+    private static void wakeSleeping(Object sleeper) {
+        if (sleeper instanceof Selector) {
+            ((Selector) sleeper).wakeup();
+        } else if (sleeper instanceof DoorbellSleeper) {
+            ((DoorbellSleeper) sleeper).wakeup();
+        } else {
+            ((WordSleeper) sleeper).wakeup();
         }
     }
 }

@@ -168,6 +168,37 @@ class WordSleepTest {
         assertEquals(1, ran.get(), "the word sleeper that woke did not wake the waker");
     }
 
+    /**
+     * Two threads asleep on one session's word (a reader and a writer blocked at once): the one that woke wakes the
+     * blind sleepers it stood in for, not the other, which the word wakes itself. Woken by the first, the second
+     * would wake the first in turn when it left, and so on for as long as both stay blocked.
+     */
+    @Test
+    void aWordSleeperThatWokeDoesNotWakeTheOthersOnTheWord() throws Exception {
+        RingLink[] link = pair();
+        long word = link[0].wakeWord();
+        SessionWaiters waiters = new SessionWaiters(link[0]);
+        WordSleeper[] writer = new WordSleeper[1];
+        Thread other = new Thread(() -> {
+            writer[0] = WordSleeper.current();
+            writer[0].prepare(word);
+        });
+        other.start();
+        other.join();
+        waiters.add(writer[0]);
+        WordSleeper reader = WordSleeper.current();
+        reader.prepare(word);
+        waiters.add(reader);
+
+        int before = WordSleeper.valueOf(word);
+        waiters.remove(reader);
+        reader.finish();
+        waiters.wakeWordChanged();
+        assertEquals(before, WordSleeper.valueOf(word), "the reader that woke woke the writer too");
+        waiters.remove(writer[0]);
+        writer[0].finish();
+    }
+
     /** Sleeps until woken, failing if the bound ran out instead. */
     private static void awaitWoken(WordSleeper sleeper) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(BOUND_SECONDS);
