@@ -220,7 +220,7 @@ public final class FrameRing {
      */
     public int takeArmed() {
         RingTrailer.fullFence();
-        return trailer.getIntVolatile(ARMED) == 0 ? 0 : trailer.getAndSetInt(ARMED, 0);
+        return take(ARMED);
     }
 
     /** Producer: how the consumer asks to be woken now, leaving the request. */
@@ -279,9 +279,14 @@ public final class FrameRing {
         return takeFlag(POLL_WANTED);
     }
 
-    /** Clears the flag at {@code offset} in the trailer; whether it was set. A plain read first: mostly it is not. */
+    /** Clears the flag at {@code offset} in the trailer; whether it was set. */
     private boolean takeFlag(int offset) {
-        return trailer.getIntVolatile(offset) != 0 && trailer.getAndSetInt(offset, 0) != 0;
+        return take(offset) != 0;
+    }
+
+    /** Clears the word at {@code offset} in the trailer; what it held. A plain read first: mostly it is 0. */
+    private int take(int offset) {
+        return trailer.getIntVolatile(offset) == 0 ? 0 : trailer.getAndSetInt(offset, 0);
     }
 
     public void producerClosed() {

@@ -275,13 +275,7 @@ public final class JnaOs implements NativeOs {
 
     @Override
     public void futexWait(long address, int expected, long timeoutNanos) {
-        long timespec = 0;
-        if (timeoutNanos > 0) {
-            Memory t = TIMESPEC.get();
-            t.setLong(0, timeoutNanos / 1_000_000_000L);
-            t.setLong(8, timeoutNanos % 1_000_000_000L);
-            timespec = Pointer.nativeValue(t);
-        }
+        long timespec = timeoutNanos > 0 ? timespec(TIMESPEC.get(), 0, timeoutNanos) : 0;
         syscall(SYS_FUTEX, address, FUTEX_WAIT, expected, timespec, 0, 0);
     }
 
@@ -315,14 +309,15 @@ public final class JnaOs implements NativeOs {
             m.setInt(w + 16, FUTEX2_SIZE_U32);
             m.setInt(w + 20, 0);
         }
-        long timespec = 0;
-        if (deadline != 0) {
-            long t = (long) FUTEX_WAIT_ANY_MAX * FUTEX_WAITER;
-            m.setLong(t, deadline / 1_000_000_000L);
-            m.setLong(t + 8, deadline % 1_000_000_000L);
-            timespec = Pointer.nativeValue(m) + t;
-        }
+        long timespec = deadline != 0 ? timespec(m, (long) FUTEX_WAIT_ANY_MAX * FUTEX_WAITER, deadline) : 0;
         syscall(SYS_FUTEX_WAITV, Pointer.nativeValue(m), count, 0, timespec, CLOCK_MONOTONIC, 0);
+    }
+
+    /** Writes {@code nanos} as a struct timespec at {@code offset} in {@code m}; its address. */
+    private static long timespec(Memory m, long offset, long nanos) {
+        m.setLong(offset, nanos / 1_000_000_000L);
+        m.setLong(offset + 8, nanos % 1_000_000_000L);
+        return Pointer.nativeValue(m) + offset;
     }
 
     @Override
