@@ -29,30 +29,11 @@ final class ShmChannelPool {
     /** This JVM's kept connections. */
     static final ShmChannelPool KEPT = new ShmChannelPool(SoviaConfig.shmKeep(), SoviaConfig.shmKeepNanos());
 
-    /** A kept connection: its socket and segment, since {@code since} ({@link System#nanoTime()}). */
-    static final class Kept {
-        private final SocketChannel unix;
-        private final ShmSegment segment;
-        private final long since = System.nanoTime();
-        /** Its registration with the doorbell agent; set by {@link #give} before anyone else sees it. */
-        private long watch;
-
-        private Kept(SocketChannel unix, ShmSegment segment) {
-            this.unix = unix;
-            this.segment = segment;
-        }
-
-        SocketChannel unix() {
-            return unix;
-        }
-
-        ShmSegment segment() {
-            return segment;
-        }
-
-        private void unwatch() {
-            doorbells().unwatchHangUp(watch, unix);
-        }
+    /**
+     * A kept connection: its socket, the socket's registration with the doorbell agent and its segment, since
+     * {@code since} ({@link System#nanoTime()}).
+     */
+    record Kept(SocketChannel unix, ShmDoorbells.Registration registration, ShmSegment segment, long since) {
     }
 
     private final int perListener;
@@ -65,15 +46,19 @@ final class ShmChannelPool {
         this.keepNanos = keepNanos;
     }
 
-    /** Keeps a closed connection to {@code listener}; false when full, and the caller closes it. */
-    synchronized boolean give(ShmDirectory.ListenerSocket listener, SocketChannel unix, ShmSegment segment) {
+    /**
+     * Keeps a closed connection to {@code listener}, whose registration then closes it when the server closes its
+     * end; false when full, and the caller closes it.
+     */
+    synchronized boolean give(ShmDirectory.ListenerSocket listener, SocketChannel unix,
+            ShmDoorbells.Registration registration, ShmSegment segment) {
         ArrayDeque<Kept> queue = kept.computeIfAbsent(listener, l -> new ArrayDeque<>());
         if (queue.size() >= perListener) {
             return false;
         }
-        Kept k = new Kept(unix, segment);
+        Kept k = new Kept(unix, registration, segment, System.nanoTime());
         try {
-            k.watch = doorbells().watchHangUp(unix, () -> hungUp(listener, k));
+            registration.answer(events -> hungUp(listener, k), ShmDoorbells.HANG_UP);
         } catch (IOException e) {
             return false;
         }
@@ -104,7 +89,7 @@ final class ShmChannelPool {
                 k.segment().resetForReuse();
                 return k;
             }
-            closeUnwatched(k);
+            close(k);
         }
         return null;
     }
@@ -118,7 +103,7 @@ final class ShmChannelPool {
             Kept k = it.next();
             if (k.segment().bothReleased()) {
                 it.remove();
-                k.unwatch();
+                k.registration().park();
                 return k;
             }
         }
@@ -145,7 +130,7 @@ final class ShmChannelPool {
         synchronized (this) {
             for (Iterator<ArrayDeque<Kept>> queues = kept.values().iterator(); queues.hasNext(); ) {
                 ArrayDeque<Kept> queue = queues.next();
-                queue.removeIf(k -> now - k.since >= keepNanos && gone.add(k));
+                queue.removeIf(k -> now - k.since() >= keepNanos && gone.add(k));
                 if (queue.isEmpty()) {
                     queues.remove();
                 }
@@ -162,15 +147,6 @@ final class ShmChannelPool {
             kept.clear();
         }
         all.forEach(ShmChannelPool::close);
-    }
-
-    /** The doorbell agent, which exists once a connection was kept. */
-    private static ShmDoorbells doorbells() {
-        try {
-            return ShmDoorbells.get();
-        } catch (IOException unreachable) {
-            throw new IllegalStateException("kept an shm connection without the doorbell agent", unreachable);
-        }
     }
 
     /** Takes what the socket holds without blocking; false once the server closed its end. */
@@ -192,12 +168,8 @@ final class ShmChannelPool {
      * Lets a kept connection go: its socket closes, which tells the server; its memory is freed now if the server
      * released it too, else by the server's release, which then sees this end gone.
      */
-    private static void close(Kept k) {
-        k.unwatch();
-        closeUnwatched(k);
-    }
-
-    private static void closeUnwatched(Kept k) {
+    static void close(Kept k) {
+        k.registration().release();
         ShmTransport.closeQuietly(k.unix());
         if (k.segment().bothReleased()) {
             k.segment().discard();

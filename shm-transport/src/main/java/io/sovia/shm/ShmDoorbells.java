@@ -41,6 +41,10 @@ final class ShmDoorbells implements Agent {
     /** The epoll data of the eventfd that wakes the agent to stop; connections count from 1. */
     private static final long WAKE = 0;
     private static final int PEER_GONE = NativeOs.EPOLLRDHUP | NativeOs.EPOLLHUP | NativeOs.EPOLLERR;
+    /** The events a kept socket is watched for: its peer's end. */
+    static final int HANG_UP = NativeOs.EPOLLRDHUP;
+    /** A {@link Registration}'s events before it is added to the set. */
+    private static final int NOT_ADDED = -1;
     private static final int BATCH = 64;
 
     private static volatile ShmDoorbells instance;
@@ -52,9 +56,10 @@ final class ShmDoorbells implements Agent {
      */
     private final int epoll;
     private final int wakeFd;
+    /** Every registered socket, by its epoll data. */
+    private final Map<Long, Registration> registrations = new ConcurrentHashMap<>();
+    /** The registrations that carry a connection now, whose rings the agent looks at for nudges. */
     private final Map<Long, Watched> watched = new ConcurrentHashMap<>();
-    /** Kept connections' sockets ({@link #watchHangUp}), with what runs when their peer closes them. */
-    private final Map<Long, Runnable> hangUps = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong(WAKE);
     /** The agent's thread only. */
     private final long[] readyData = new long[BATCH];
@@ -90,56 +95,129 @@ final class ShmDoorbells implements Agent {
 
     /** Who may keep a closed connection's socket and segment for the next connection. */
     interface Keeper {
-        /** Takes both and returns true, or leaves them to be closed. */
-        boolean keep(SocketChannel unix, ShmSegment segment);
+        /**
+         * Takes the socket, its registration (now watching only for the peer's end, with no handler) and the segment
+         * and returns true, or leaves them to be released and closed.
+         */
+        boolean keep(SocketChannel unix, Registration registration, ShmSegment segment);
     }
 
     /**
-     * Watches {@code channel} (made non-blocking here) for {@code link} over {@code segment}; runs {@code onDeath}
-     * if the peer dies without having closed the connection. Closing the result, once the link is closed, stops
-     * watching and hands the channel and the segment to {@code keeper}, or closes the channel and releases the
-     * segment.
+     * Watches {@code channel} (made non-blocking here) for {@code link} over {@code segment}, through its
+     * {@code registration} if the socket carried a connection before (null for a new socket); runs {@code onDeath}
+     * if the peer dies without having closed the connection. Closing the result, once the link is closed, hands the
+     * channel, its registration and the segment to {@code keeper}, or stops watching, closes the channel and
+     * releases the segment.
      */
-    Watched watch(SocketChannel channel, RingLink link, ShmSegment segment, Runnable onDeath, Keeper keeper)
-            throws IOException {
+    Watched watch(SocketChannel channel, Registration registration, RingLink link, ShmSegment segment,
+            Runnable onDeath, Keeper keeper) throws IOException {
         channel.configureBlocking(false);
-        Watched w = new Watched(ids.incrementAndGet(), channel, link, segment, onDeath, keeper);
-        watched.put(w.id, w);
+        Registration r = registration != null ? registration : new Registration(ids.incrementAndGet(), channel);
+        Watched w = new Watched(r, link, segment, onDeath, keeper);
+        watched.put(r.id, w);
         try {
             w.start();
         } catch (IOException e) {
-            watched.remove(w.id);
+            watched.remove(r.id);
+            r.release();
             throw e;
         }
         return w;
     }
 
     /**
-     * Runs {@code onHangUp} on this agent's thread once the peer closes {@code channel}, a kept connection's socket
-     * that nobody reads now: its peer let it go or died, and its descriptor and memory go at once rather than at the
-     * next sweep. Returns the registration, for {@link #unwatchHangUp}.
+     * A socket's place in the agent's epoll set, made once and kept while the socket carries one connection after
+     * another (shm keeps closed connections for the next): changing what it answers, between a connection and the
+     * wait for the next, costs no system call, where a removal and a new entry cost two at each end per connection.
+     * Its events change under its own monitor; {@link #release()} before the socket closes, so its number never names
+     * another file here.
      */
-    long watchHangUp(SocketChannel channel, Runnable onHangUp) throws IOException {
-        long id = ids.incrementAndGet();
-        hangUps.put(id, onHangUp);
-        try {
-            os.epollControl(epoll, NativeOs.EPOLL_CTL_ADD, JdkNio.fd(channel), NativeOs.EPOLLRDHUP, id);
-        } catch (IOException e) {
-            hangUps.remove(id);
-            throw e;
-        }
-        return id;
-    }
+    final class Registration {
+        private final long id;
+        private final SocketChannel channel;
+        /** Under this; {@link #NOT_ADDED} before the first {@link #answer} and after {@link #release()}. */
+        private int events = NOT_ADDED;
+        private boolean released;
+        /** What the agent's thread runs for an event; null between connections. */
+        private volatile java.util.function.IntConsumer handler;
 
-    /** Stops watching a kept connection's socket, before it carries a connection again or closes. */
-    void unwatchHangUp(long id, SocketChannel channel) {
-        if (hangUps.remove(id) != null) {
-            try {
-                os.epollControl(epoll, NativeOs.EPOLL_CTL_DEL, JdkNio.fd(channel), 0, id);
-            } catch (IOException ignored) {
-                // a closed socket left the set by itself
+        private Registration(long id, SocketChannel channel) {
+            this.id = id;
+            this.channel = channel;
+        }
+
+        /**
+         * Has the agent run {@code onEvent} for {@code wanted} events (PEER_GONE's are always wanted) from now on;
+         * null: nothing, until the next call.
+         */
+        synchronized void answer(java.util.function.IntConsumer onEvent, int wanted) throws IOException {
+            if (released) {
+                throw new IOException("the socket's registration was released");
+            }
+            handler = onEvent;
+            if (wanted == events) {
+                return;
+            }
+            int fd = JdkNio.fd(channel);
+            os.epollControl(epoll, events == NOT_ADDED ? NativeOs.EPOLL_CTL_ADD : NativeOs.EPOLL_CTL_MOD, fd, wanted,
+                    id);
+            if (events == NOT_ADDED) {
+                registrations.put(id, this);
+            }
+            events = wanted;
+        }
+
+        /** Answers nothing until the next {@link #answer}; the entry stays as it is. */
+        void park() {
+            handler = null;
+        }
+
+        /** Leaves the epoll set, before the socket closes; idempotent. */
+        synchronized void release() {
+            if (released) {
+                return;
+            }
+            released = true;
+            handler = null;
+            if (events != NOT_ADDED) {
+                registrations.remove(id);
+                try {
+                    os.epollControl(epoll, NativeOs.EPOLL_CTL_DEL, JdkNio.fd(channel), 0, id);
+                } catch (IOException ignored) {
+                    // a closed socket left the set by itself
+                }
             }
         }
+
+        /**
+         * An event nobody answers (between a connection's end and the next, or the kept socket's hand-over): the
+         * entry stops reporting until the next {@link #answer}, or a level-triggered end would spin this agent.
+         */
+        private synchronized void silence() {
+            if (handler != null || released || events == 0) {
+                return;
+            }
+            try {
+                os.epollControl(epoll, NativeOs.EPOLL_CTL_MOD, JdkNio.fd(channel), 0, id);
+                events = 0;
+            } catch (IOException ignored) {
+                // the socket closed meanwhile, which removed it
+            }
+        }
+
+        private void ready(int readyEvents) {
+            java.util.function.IntConsumer h = handler;
+            if (h != null) {
+                h.accept(readyEvents);
+            } else {
+                silence();
+            }
+        }
+    }
+
+    /** Whether {@code events} say the peer closed its end or died. */
+    static boolean peerGone(int events) {
+        return (events & PEER_GONE) != 0;
     }
 
     @Override
@@ -167,77 +245,66 @@ final class ShmDoorbells implements Agent {
                 os.eventfdClear(wakeFd);
                 continue;
             }
-            Watched w = watched.get(readyData[i]);
-            if (w != null) {
-                w.answer(readyEvents[i]);
-            } else {
-                Runnable hungUp = hangUps.get(readyData[i]);
-                if (hungUp != null) {
-                    hungUp.run();
-                }
+            Registration r = registrations.get(readyData[i]);
+            if (r != null) {
+                r.ready(readyEvents[i]);
             }
         }
         return n;
     }
 
-    /** One watched connection; its epoll registration changes under its own monitor. */
+    /** One watched connection, over its socket's registration. */
     final class Watched implements AutoCloseable {
-        private final long id;
-        private final SocketChannel channel;
+        private final Registration registration;
         private final RingLink link;
         private final ShmSegment segment;
         private final Runnable onDeath;
         private final Keeper keeper;
-        /** Under this. */
-        private int fd;
-        private int events;
+        /** Under this: once set, the registration is no longer this connection's. */
         private boolean stopped;
         /** Set by the agent's thread when it saw the peer go. */
         private volatile boolean peerGone;
 
-        private Watched(long id, SocketChannel channel, RingLink link, ShmSegment segment, Runnable onDeath,
+        private Watched(Registration registration, RingLink link, ShmSegment segment, Runnable onDeath,
                 Keeper keeper) {
-            this.keeper = keeper;
-            this.id = id;
-            this.channel = channel;
+            this.registration = registration;
             this.link = link;
             this.segment = segment;
             this.onDeath = onDeath;
+            this.keeper = keeper;
         }
 
         private synchronized void start() throws IOException {
-            fd = JdkNio.fd(channel);
-            events = wanted();
-            os.epollControl(epoll, NativeOs.EPOLL_CTL_ADD, fd, events, id);
+            registration.answer(this::answer, wanted());
             link.onBlindSleepersChanged(this::update);
             update();
         }
 
         private int wanted() {
-            return link.hasBlindSleepers() ? NativeOs.EPOLLIN | NativeOs.EPOLLRDHUP : NativeOs.EPOLLRDHUP;
+            return link.hasBlindSleepers() ? NativeOs.EPOLLIN | HANG_UP : HANG_UP;
         }
 
         /** Reads rings exactly while the link has sleepers that cannot. */
         private synchronized void update() {
-            int want = wanted();
-            if (stopped || want == events) {
+            if (stopped) {
                 return;
             }
             try {
-                os.epollControl(epoll, NativeOs.EPOLL_CTL_MOD, fd, want, id);
-                events = want;
+                registration.answer(this::answer, wanted());
             } catch (IOException e) {
                 SoviaLog.warnCounted("shm-doorbell-watch", "cannot change what the doorbell thread watches", e);
             }
         }
 
         private void answer(int ready) {
-            if ((ready & PEER_GONE) == 0 && link.drainDoorbell()) {
+            if (!peerGone(ready) && link.drainDoorbell()) {
                 link.wake();
                 return;
             }
             peerGone = true;
-            stop();
+            if (!stop(true)) {
+                return; // the connection had ended here and its socket went on
+            }
             // clean up first: the woken survivor may exit at once; a peer that closed in order is not dead
             if (!link.peerClosed()) {
                 onDeath.run();
@@ -245,16 +312,27 @@ final class ShmDoorbells implements Agent {
             link.peerDied();
         }
 
-        /** Unregisters before the descriptor can close, so its number never names another file here. */
-        private synchronized void stop() {
-            if (!stopped) {
-                stopped = true;
-                watched.remove(id);
-                try {
-                    os.epollControl(epoll, NativeOs.EPOLL_CTL_DEL, fd, 0, id);
-                } catch (IOException ignored) {
-                    // its socket is closing anyway, which also removes it
-                }
+        /**
+         * Ends this connection's use of the registration, releasing it (before the descriptor can close) or leaving
+         * it, now watching only for the peer's end with no handler, to whoever takes the socket next. Whether this
+         * call ended it.
+         */
+        private synchronized boolean stop(boolean release) {
+            if (stopped) {
+                return false;
+            }
+            stopped = true;
+            watched.remove(registration.id);
+            if (release) {
+                registration.release();
+                return true;
+            }
+            try {
+                registration.answer(null, HANG_UP);
+                return true;
+            } catch (IOException e) {
+                registration.release();
+                return false;
             }
         }
 
@@ -265,12 +343,14 @@ final class ShmDoorbells implements Agent {
          */
         @Override
         public void close() {
-            stop();
-            if (!peerGone && link.detachDoorbell() && keeper.keep(channel, segment)) {
+            if (!peerGone && link.detachDoorbell() && stop(false)
+                    && keeper.keep(registration.channel, registration, segment)) {
                 segment.releaseKept();
                 return;
             }
-            ShmTransport.closeQuietly(channel);
+            stop(true);
+            registration.release();
+            ShmTransport.closeQuietly(registration.channel);
             segment.release(peerGone);
         }
     }

@@ -44,9 +44,10 @@ final class ShmListener implements Transport.TransportListener {
     /**
      * A hello waiting for the accept of its TCP connection, since {@code since} ({@link System#nanoTime()}), with
      * its segment: a descriptor, which whoever drops or claims it closes, or for a kept connection the segment
-     * itself (descriptor -1).
+     * itself (descriptor -1) and the kept socket's registration with the doorbell agent.
      */
-    private record Pending(SocketChannel unix, ShmHello hello, int descriptor, ShmSegment kept, long since) {
+    private record Pending(SocketChannel unix, ShmDoorbells.Registration registration, ShmHello hello,
+            int descriptor, ShmSegment kept, long since) {
     }
 
     /** A client writes its hello before its TCP connect; one silent this long is no client. */
@@ -58,8 +59,9 @@ final class ShmListener implements Transport.TransportListener {
     /** Where the hellos on kept connections go: one object, not one per accept. */
     private final ShmIdleChannels.Arrivals keptArrivals = new ShmIdleChannels.Arrivals() {
         @Override
-        public void hello(SocketChannel unix, ShmHello hello, ShmSegment segment) {
-            pending(new Pending(unix, hello, -1, segment, System.nanoTime()));
+        public void hello(SocketChannel unix, ShmDoorbells.Registration registration, ShmHello hello,
+                ShmSegment segment) {
+            pending(new Pending(unix, registration, hello, -1, segment, System.nanoTime()));
         }
 
         @Override
@@ -75,7 +77,8 @@ final class ShmListener implements Transport.TransportListener {
             boolean sleepOnWords) throws IOException {
         this.sleepOnWords = sleepOnWords;
         // the doorbell agent also sweeps the hellos of listeners that accept nothing (see sweepAll)
-        this.idle = new ShmIdleChannels(NativeAccess.os(), ShmDoorbells.get(), this::idleHungUp);
+        ShmDoorbells.get();
+        this.idle = new ShmIdleChannels(NativeAccess.os(), unixServer, this::idleHungUp);
         this.socket = socket;
         this.unixServer = unixServer;
         this.selfUid = (Integer) Files.getAttribute(directory.path(), "unix:uid");
@@ -119,12 +122,13 @@ final class ShmListener implements Transport.TransportListener {
             ShmSegment segment = p.kept() != null ? p.kept() : ShmSegment.open(p.descriptor());
             RingLink link = ShmTransport.link(segment.clientToServer(), segment.serverToClient(), p.unix(),
                     sleepOnWords);
-            return new Transport.Claimed(link, ShmDoorbells.get().watch(p.unix(), link, segment, () -> { }, this::keep));
+            return new Transport.Claimed(link,
+                    ShmDoorbells.get().watch(p.unix(), p.registration(), link, segment, () -> { }, this::keep));
         } catch (IOException | RuntimeException e) {
             // the client already moved to the segment: closing its socket resets it instead of leaving it hanging
             SoviaStats.refused("shm segment");
             SoviaLog.warnCounted("shm-segment", "cannot take an shm connection (from " + remote + "); it is reset", e);
-            ShmTransport.closeQuietly(p.unix());
+            dropUnclaimed(p);
             return null;
         }
     }
@@ -134,8 +138,9 @@ final class ShmListener implements Transport.TransportListener {
      * silent or slow local process cannot stall accepts; one still silent after a while is dropped.
      */
     private void drain() {
+        boolean setupReady = idle.collect(keptArrivals);
         SocketChannel c;
-        while ((c = acceptSetup()) != null) {
+        while (setupReady && (c = acceptSetup()) != null) {
             try {
                 if (NativeAccess.os().peerUid(JdkNio.fd(c)) != selfUid) {
                     // the directory is 0700, so only root or a leak of the socket gets here; names only for the log
@@ -163,7 +168,7 @@ final class ShmListener implements Transport.TransportListener {
                                 : "a hello without its segment");
                     }
                     it.remove();
-                    pending(new Pending(ch, hello, p.segment(), null, System.nanoTime()));
+                    pending(new Pending(ch, null, hello, p.segment(), null, System.nanoTime()));
                 } else if (!open && p.isEmpty()) {
                     // a probe of whether this listener lives (ShmDirectory.accepting), not a client
                     it.remove();
@@ -176,7 +181,6 @@ final class ShmListener implements Transport.TransportListener {
                 refused(ch, p.segment(), "shm hello", x);
             }
         }
-        idle.collect(keptArrivals);
         // only by age: a hello whose client died is still claimed by the accept of its TCP connection, which
         // then ends with "Connection reset" as TCP's would, not with the setup connection's end of stream
         long now = System.nanoTime();
@@ -200,12 +204,13 @@ final class ShmListener implements Transport.TransportListener {
      * A claimed connection closed in order: keeps its socket and segment for its client's next connect, unless
      * this listener closed; false if it is not kept.
      */
-    private synchronized boolean keep(SocketChannel unix, ShmSegment segment) {
+    private synchronized boolean keep(SocketChannel unix, ShmDoorbells.Registration registration,
+            ShmSegment segment) {
         if (!OPEN.contains(this)) {
             return false;
         }
         try {
-            idle.keep(unix, segment);
+            idle.keep(unix, registration, segment);
             return true;
         } catch (IOException e) {
             SoviaLog.warnCounted("shm-keep", "cannot keep a closed shm connection for the next connect", e);
@@ -235,7 +240,10 @@ final class ShmListener implements Transport.TransportListener {
      * Resets the client of a hello nobody claimed and lets its segment go; a kept one's memory is the client's
      * until its collection, as the client may still write to it.
      */
-    private void dropUnclaimed(Pending p) {
+    private static void dropUnclaimed(Pending p) {
+        if (p.registration() != null) {
+            p.registration().release();
+        }
         release(p.unix(), p.descriptor());
     }
 
@@ -304,7 +312,7 @@ final class ShmListener implements Transport.TransportListener {
             // the socket file goes below either way
         }
         ShmTransport.deleteQuietly(socket);
-        hellos.drain(this::dropUnclaimed);
+        hellos.drain(ShmListener::dropUnclaimed);
         partial.forEach((unix, p) -> release(unix, p.segment()));
         partial.clear();
         idle.close();

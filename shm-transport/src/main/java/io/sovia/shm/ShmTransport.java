@@ -80,9 +80,9 @@ public final class ShmTransport implements Transport {
         ShmChannelPool.Kept kept;
         while ((kept = ShmChannelPool.KEPT.take(listener)) != null) {
             if (new ShmHello(local, true).writeTo(kept.unix())) {
-                return offer(kept.unix(), kept.segment(), listener);
+                return offer(kept.unix(), kept.registration(), kept.segment(), listener);
             }
-            closeQuietly(kept.unix());
+            ShmChannelPool.close(kept);
         }
         SocketChannel unix = JdkNio.provider().openSocketChannel(StandardProtocolFamily.UNIX);
         try {
@@ -111,17 +111,18 @@ public final class ShmTransport implements Transport {
                 // once sent, the descriptor travels with the hello: this one is not needed either way
                 segment.close();
             }
-            return offer(unix, segment, listener);
+            return offer(unix, null, segment, listener);
         } catch (IOException | RuntimeException e) {
             closeQuietly(unix);
             throw e;
         }
     }
 
-    private ShmOffer offer(SocketChannel unix, ShmSegment segment, ShmDirectory.ListenerSocket listener)
-            throws IOException {
-        return new ShmOffer(unix, segment, link(segment.serverToClient(), segment.clientToServer(), unix, sleepOnWords),
-                listener);
+    /** An offer over {@code unix}, with its registration if it carried a connection before (else null). */
+    private ShmOffer offer(SocketChannel unix, ShmDoorbells.Registration registration, ShmSegment segment,
+            ShmDirectory.ListenerSocket listener) throws IOException {
+        return new ShmOffer(unix, registration, segment,
+                link(segment.serverToClient(), segment.clientToServer(), unix, sleepOnWords), listener);
     }
 
     @Override
@@ -169,12 +170,16 @@ public final class ShmTransport implements Transport {
     /** A connect between its hello and the end of its TCP setup. */
     private static final class ShmOffer implements Offer {
         private final SocketChannel unix;
+        /** The kept socket's registration with the doorbell agent; null for a new socket. */
+        private final ShmDoorbells.Registration registration;
         private final ShmSegment segment;
         private final RingLink link;
         private final ShmDirectory.ListenerSocket listener;
 
-        ShmOffer(SocketChannel unix, ShmSegment segment, RingLink link, ShmDirectory.ListenerSocket listener) {
+        ShmOffer(SocketChannel unix, ShmDoorbells.Registration registration, ShmSegment segment, RingLink link,
+                ShmDirectory.ListenerSocket listener) {
             this.unix = unix;
+            this.registration = registration;
             this.segment = segment;
             this.link = link;
             this.listener = listener;
@@ -188,16 +193,19 @@ public final class ShmTransport implements Transport {
         @Override
         public AutoCloseable established() throws IOException {
             // a killed server cannot remove its listener's socket; the client that saw it die does
-            return ShmDoorbells.get().watch(unix, link, segment, () -> {
+            return ShmDoorbells.get().watch(unix, registration, link, segment, () -> {
                 if (!ShmDirectory.accepting(listener.path())) {
                     deleteQuietly(listener.path());
                 }
-            }, (channel, kept) -> ShmChannelPool.KEPT.give(listener, channel, kept));
+            }, (channel, kept, keptSegment) -> ShmChannelPool.KEPT.give(listener, channel, kept, keptSegment));
         }
 
         @Override
         public void cancel() {
             link.close();
+            if (registration != null) {
+                registration.release();
+            }
             closeQuietly(unix);
             segment.release(false);
         }

@@ -150,6 +150,30 @@ class ShmKeptConnectionTest {
         assertEquals(0, ShmChannelPool.KEPT.kept(listenerSocket), "the doorbell agent saw the server close its end");
     }
 
+    /**
+     * A kept socket keeps its one place in each end's doorbell agent and in the listener's set from connection to
+     * connection, answering for each in turn: the hellos still arrive, and the server's end still reaches the client.
+     */
+    @Test
+    void aKeptSocketCarriesConnectionAfterConnectionAndStillHearsItsPeersEnd() throws Exception {
+        for (int i = 0; i < 4; i++) {
+            Connection c = connect();
+            send(c.client(), "ping " + i);
+            assertEquals("ping " + i, receive(c.server()));
+            send(c.server(), "pong " + i);
+            assertEquals("pong " + i, receive(c.client()));
+            c.closeClient();
+            c.closeServer();
+            assertEquals(1, ShmChannelPool.KEPT.kept(listenerSocket), "one socket, kept again after connection " + i);
+        }
+        listener.close();
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (ShmChannelPool.KEPT.kept(listenerSocket) > 0 && System.nanoTime() - deadline < 0) {
+            Thread.sleep(1);
+        }
+        assertEquals(0, ShmChannelPool.KEPT.kept(listenerSocket), "the doorbell agent saw the server close its end");
+    }
+
     @Test
     void aClientStillReadingKeepsWhatTheServerSentWhenTheListenerCloses() throws Exception {
         Connection c = connect();

@@ -44,17 +44,27 @@ class SocketOptionsIT extends SoviaTestBase {
         }
     }
 
+    /**
+     * Including the options whose defaults a session knows without asking the setup socket (TCP_NODELAY, SO_LINGER,
+     * SO_OOBINLINE): once the app set one, they are read from the socket.
+     */
     @TransportTest
     void optionsSetBeforeConnectSurviveIt(Transport transport) throws IOException {
         try (ServerSocket server = transport.openServerSocket(); Socket client = new Socket()) {
             client.setTcpNoDelay(true);
             client.setKeepAlive(true);
             client.setSoTimeout(2345);
+            client.setSoLinger(true, 7);
+            client.setOOBInline(true);
             client.connect(transport.connectAddress(server));
             try (Socket accepted = server.accept()) {
                 assertTrue(client.getTcpNoDelay());
                 assertTrue(client.getKeepAlive());
                 assertEquals(2345, client.getSoTimeout());
+                assertEquals(7, client.getSoLinger());
+                assertTrue(client.getOOBInline());
+                assertEquals(-1, accepted.getSoLinger());
+                assertFalse(accepted.getOOBInline());
                 Io.assertTalks(client, accepted);
             }
         }

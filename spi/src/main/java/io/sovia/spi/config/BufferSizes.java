@@ -11,7 +11,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * setup socket reports otherwise, are far below the engine's, and would slow every stream.
  *
  * <p>It also counts every option the app set ({@link #changes()}): on a listener, that tells when the options its
- * accepted sockets inherit may have changed.
+ * accepted sockets inherit may have changed. And it knows whether the app set one of the options whose kernel
+ * default no sysctl changes (TCP_NODELAY, SO_LINGER, SO_OOBINLINE): while not, a session reads their defaults here
+ * rather than from the setup socket, a {@code getsockopt} less for each per connection.
  *
  * <p>Written by the app's thread that sets the option, read by the one that connects or accepts.
  */
@@ -20,15 +22,45 @@ public final class BufferSizes {
     private volatile int receive;
     private volatile int send;
     private final AtomicInteger changes = new AtomicInteger();
+    /** Whether the app set TCP_NODELAY, SO_LINGER or SO_OOBINLINE. */
+    private volatile boolean fixedDefaultSet;
 
     /** Records that {@code name} was set (already, on the socket), and {@code value} if it is a buffer option. */
     public void onSet(SocketOption<?> name, Object value) {
         changes.incrementAndGet();
-        if (name == StandardSocketOptions.SO_RCVBUF) {
+        if (name == StandardSocketOptions.TCP_NODELAY || name == StandardSocketOptions.SO_LINGER) {
+            fixedDefaultSet = true;
+        } else if (name == StandardSocketOptions.SO_RCVBUF) {
             receive = (Integer) value;
         } else if (name == StandardSocketOptions.SO_SNDBUF) {
             send = (Integer) value;
         }
+    }
+
+    /** Records that SO_OOBINLINE, which has no {@code SocketOption}, was set. */
+    public void onOobInlineSet() {
+        changes.incrementAndGet();
+        fixedDefaultSet = true;
+    }
+
+    /**
+     * The setup socket's value of {@code name} without asking it, or null when it must be asked: TCP_NODELAY and
+     * SO_LINGER as the kernel sets them on every socket, while the app set none of the options with such defaults
+     * (on a listener: its accepted sockets inherit them).
+     */
+    public Object knownValue(SocketOption<?> name) {
+        if (fixedDefaultSet) {
+            return null;
+        }
+        if (name == StandardSocketOptions.TCP_NODELAY) {
+            return Boolean.FALSE;
+        }
+        return name == StandardSocketOptions.SO_LINGER ? Integer.valueOf(-1) : null;
+    }
+
+    /** Whether SO_OOBINLINE is known to be off without asking the setup socket (see {@link #knownValue}). */
+    public boolean oobInlineKnownOff() {
+        return !fixedDefaultSet;
     }
 
     /** How many options the app has set on the socket so far. */

@@ -63,7 +63,7 @@ final class DelegateSetup implements SetupSocket {
 
     @Override
     public SetupOptions options() {
-        return NioImpl.setupOptions(delegate);
+        return NioImpl.setupOptions(delegate, bufferSizes);
     }
 
     @Override

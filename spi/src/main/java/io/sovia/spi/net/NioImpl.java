@@ -1,6 +1,7 @@
 package io.sovia.spi.net;
 
 import io.sovia.spi.backend.SetupOptions;
+import io.sovia.spi.config.BufferSizes;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -269,9 +270,11 @@ final class NioImpl {
         }
     }
 
-    /** The option values of {@code impl}, for a session taking over its connection. */
-    /** The options of a setup socket in its java.net form. */
-    static SetupOptions setupOptions(SocketImpl impl) {
+    /**
+     * The option values of {@code impl}, a setup socket in its java.net form, for a session taking over its
+     * connection; those {@code setBy} (the options the app set on it or on its listener) knows are not asked for.
+     */
+    static SetupOptions setupOptions(SocketImpl impl, BufferSizes setBy) {
         return new SetupOptions() {
             @Override
             public Set<SocketOption<?>> supported() {
@@ -280,7 +283,8 @@ final class NioImpl {
 
             @Override
             public Object get(SocketOption<?> option) throws IOException {
-                return getOption(impl, option);
+                Object known = setBy.knownValue(option);
+                return known != null ? known : getOption(impl, option);
             }
         };
     }

@@ -78,13 +78,17 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
             throw e;
         }
         syncFields();
-        runOn(upgrade.complete(false));
+        runOn(upgrade.complete(false), bufferSizes);
     }
 
-    /** The connection runs on {@code s} from now on (null: it stays on TCP). */
-    private void runOn(SessionBackend s) throws SocketException {
+    /**
+     * The connection runs on {@code s} from now on (null: it stays on TCP); {@code setBy}: the options the app set on
+     * this socket, or on the listener that accepted it, whose values it inherits.
+     */
+    private void runOn(SessionBackend s, BufferSizes setBy) throws SocketException {
         if (s != null) {
-            s.setOobInline(Boolean.TRUE.equals(NioImpl.getOption(delegate, SocketOptions.SO_OOBINLINE)));
+            s.setOobInline(!setBy.oobInlineKnownOff()
+                    && Boolean.TRUE.equals(NioImpl.getOption(delegate, SocketOptions.SO_OOBINLINE)));
             sessionCloser = DroppedSockets.watch(this, s);
             session = s;
         }
@@ -131,7 +135,7 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
         SessionBackend session = claim(new InetSocketAddress(accepted.address, accepted.port),
                 accepted.localAddress(), accepted.delegate, changes);
         if (session != null) {
-            accepted.runOn(session);
+            accepted.runOn(session, bufferSizes);
             NioImpl.close(accepted.delegate);
         }
         SoviaStats.connection(session == null ? PathKind.TCP : session.path());
@@ -143,7 +147,7 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
      */
     private SessionBackend claim(InetSocketAddress remote, InetSocketAddress local, SocketImpl impl, int changes)
             throws IOException {
-        return listeners.claim(remote, local, NioImpl.setupOptions(impl), bufferSizes, changes,
+        return listeners.claim(remote, local, NioImpl.setupOptions(impl, bufferSizes), bufferSizes, changes,
                 option -> NioImpl.getOption(delegate, option), false);
     }
 
@@ -248,7 +252,11 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
         SocketOption<?> option = SocketOptionIds.option(optID);
         if (s == null) {
             NioImpl.setOption(delegate, optID, value);
-            bufferSizes.onSet(option, value);
+            if (optID == SocketOptions.SO_OOBINLINE) {
+                bufferSizes.onOobInlineSet();
+            } else {
+                bufferSizes.onSet(option, value);
+            }
             return;
         }
         ensureOpen();

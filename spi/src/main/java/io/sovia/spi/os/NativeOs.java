@@ -62,6 +62,8 @@ public interface NativeOs {
     int EPOLLERR = 0x008;
     int EPOLLHUP = 0x010;
     int EPOLLRDHUP = 0x2000;
+    /** Reports one event, then nothing until the entry is modified again. */
+    int EPOLLONESHOT = 1 << 30;
 
     /** A new epoll instance, close-on-exec; its descriptor. */
     int epollCreate() throws IOException;
@@ -71,6 +73,12 @@ public interface NativeOs {
      * and it takes effect for that wait at once.
      */
     void epollControl(int epfd, int op, int fd, int events, long data) throws IOException;
+
+    /**
+     * Sets {@code fd}'s entry in {@code epfd} to {@code {events, data}}, adding it if {@code fd} has none (a file
+     * that closed left the set by itself, so a number reused since names no entry).
+     */
+    void epollSet(int epfd, int fd, int events, long data) throws IOException;
 
     /**
      * Waits up to {@code timeoutMillis} (-1: no limit) for events on {@code epfd}; fills {@code data} and

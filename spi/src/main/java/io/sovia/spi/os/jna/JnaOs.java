@@ -26,6 +26,7 @@ public final class JnaOs implements NativeOs {
 
     private static final int MADV_REMOVE = 9;
     private static final int EINTR = 4;
+    private static final int ENOENT = 2;
     private static final int EAGAIN = 11;
     private static final int EPOLL_CLOEXEC = 02000000;
     private static final int EFD_NONBLOCK = 04000;
@@ -195,14 +196,31 @@ public final class JnaOs implements NativeOs {
 
     @Override
     public void epollControl(int epfd, int op, int fd, int events, long data) throws IOException {
-        byte[] event = new byte[EPOLL_EVENT];
-        ByteBuffer b = ByteBuffer.wrap(event).order(ByteOrder.nativeOrder());
-        b.putInt(0, events).putLong(EPOLL_DATA, data);
         try {
-            epoll_ctl(epfd, op, fd, event);
+            epoll_ctl(epfd, op, fd, epollEvent(events, data));
         } catch (LastErrorException e) {
             throw failed("epoll_ctl", e);
         }
+    }
+
+    @Override
+    public void epollSet(int epfd, int fd, int events, long data) throws IOException {
+        byte[] event = epollEvent(events, data);
+        try {
+            epoll_ctl(epfd, EPOLL_CTL_MOD, fd, event);
+        } catch (LastErrorException e) {
+            if (e.getErrorCode() != ENOENT) {
+                throw failed("epoll_ctl(EPOLL_CTL_MOD)", e);
+            }
+            epollControl(epfd, EPOLL_CTL_ADD, fd, events, data);
+        }
+    }
+
+    /** A struct epoll_event. */
+    private static byte[] epollEvent(int events, long data) {
+        byte[] event = new byte[EPOLL_EVENT];
+        ByteBuffer.wrap(event).order(ByteOrder.nativeOrder()).putInt(0, events).putLong(EPOLL_DATA, data);
+        return event;
     }
 
     @Override
