@@ -135,7 +135,7 @@ final class ShmDoorbells implements Agent {
     final class Registration {
         private final long id;
         private final SocketChannel channel;
-        /** Under this; {@link #NOT_ADDED} before the first {@link #answer} and after {@link #release()}. */
+        /** Under this; {@link #NOT_ADDED} while not in the set. */
         private int events = NOT_ADDED;
         private boolean released;
         /** What the agent's thread runs for an event; null between connections. */
@@ -158,11 +158,17 @@ final class ShmDoorbells implements Agent {
             if (wanted == events) {
                 return;
             }
-            int fd = JdkNio.fd(channel);
-            os.epollControl(epoll, events == NOT_ADDED ? NativeOs.EPOLL_CTL_ADD : NativeOs.EPOLL_CTL_MOD, fd, wanted,
-                    id);
             if (events == NOT_ADDED) {
                 registrations.put(id, this);
+            }
+            try {
+                os.epollControl(epoll, events == NOT_ADDED ? NativeOs.EPOLL_CTL_ADD : NativeOs.EPOLL_CTL_MOD,
+                        JdkNio.fd(channel), wanted, id);
+            } catch (IOException e) {
+                if (events == NOT_ADDED) {
+                    registrations.remove(id);
+                }
+                throw e;
             }
             events = wanted;
         }
@@ -174,34 +180,32 @@ final class ShmDoorbells implements Agent {
 
         /** Leaves the epoll set, before the socket closes; idempotent. */
         synchronized void release() {
-            if (released) {
-                return;
-            }
             released = true;
             handler = null;
-            if (events != NOT_ADDED) {
-                registrations.remove(id);
-                try {
-                    os.epollControl(epoll, NativeOs.EPOLL_CTL_DEL, JdkNio.fd(channel), 0, id);
-                } catch (IOException ignored) {
-                    // a closed socket left the set by itself
-                }
-            }
+            remove();
         }
 
         /**
-         * An event nobody answers (between a connection's end and the next, or the kept socket's hand-over): the
-         * entry stops reporting until the next {@link #answer}, or a level-triggered end would spin this agent.
+         * An event nobody answers (a kept socket between its hand-over and its next connection, a hello waiting for
+         * its accept): the entry leaves the set until the next {@link #answer}, or a peer's end, which epoll reports
+         * whatever the entry asks for, would spin this agent.
          */
         private synchronized void silence() {
-            if (handler != null || released || events == 0) {
+            if (handler == null) {
+                remove();
+            }
+        }
+
+        private void remove() {
+            if (events == NOT_ADDED) {
                 return;
             }
+            events = NOT_ADDED;
+            registrations.remove(id);
             try {
-                os.epollControl(epoll, NativeOs.EPOLL_CTL_MOD, JdkNio.fd(channel), 0, id);
-                events = 0;
+                os.epollControl(epoll, NativeOs.EPOLL_CTL_DEL, JdkNio.fd(channel), 0, id);
             } catch (IOException ignored) {
-                // the socket closed meanwhile, which removed it
+                // a closed socket left the set by itself
             }
         }
 

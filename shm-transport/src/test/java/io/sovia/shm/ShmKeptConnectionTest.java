@@ -174,6 +174,32 @@ class ShmKeptConnectionTest {
         assertEquals(0, ShmChannelPool.KEPT.kept(listenerSocket), "the doorbell agent saw the server close its end");
     }
 
+    /**
+     * A kept connection's hello waits for the accept of its TCP connection with its socket's registration answering
+     * nothing; its client giving up meanwhile must not have the doorbell agent spin on the end it reports.
+     */
+    @Test
+    void aHelloWaitingForItsAcceptCostsTheDoorbellAgentNothingOnceItsClientGaveUp() throws Exception {
+        Connection c = connect();
+        c.closeClient();
+        c.closeServer();
+        SocketChannel setup = JdkNio.provider().openSocketChannel();
+        open.add(setup);
+        setup.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        Transport.Offer offer = transport.offer((InetSocketAddress) setup.getLocalAddress(), address);
+        assertEquals(null, listener.claim(new InetSocketAddress(InetAddress.getLoopbackAddress(), 1)),
+                "no hello of that address; the kept connection's is collected meanwhile");
+        offer.cancel();
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long agent = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("sovia-doorbells")).findFirst().orElseThrow().getId();
+        long before = threads.getThreadCpuTime(agent);
+        Thread.sleep(500);
+        long spent = threads.getThreadCpuTime(agent) - before;
+        org.junit.jupiter.api.Assertions.assertTrue(spent < 100_000_000L,
+                "the doorbell agent spent " + spent / 1_000_000 + " ms of CPU in 500 ms");
+    }
+
     @Test
     void aClientStillReadingKeepsWhatTheServerSentWhenTheListenerCloses() throws Exception {
         Connection c = connect();
