@@ -13,7 +13,9 @@
 #   busy      round trips (PINGS/2) and a 64 KiB stream with a CPU-bound process on each core
 #   streams   one-way throughput (StreamApp) for write sizes SIZES through APIS (net: java.net streams, heap:
 #             Channels streams over a heap array, direct: a direct buffer, file: FileChannel.transferTo)
-#   setup     connections opened, one byte each way, closed (ConnectApp)
+#   setup     connections opened, one byte each way, closed (ConnectApp), for SETUP_SECONDS (default 15) after a
+#             third of that as warm-up; size 1 is that steady state, size 0 the warm-up's own figure (the JVM's first
+#             connections, while the JIT still compiles the connect path)
 #   conns     CONNS connections at once (default "10 100"; ManyPingApp: a thread per connection at both ends, 64-byte
 #             ping-pong over java.net streams), round trips a second over all of them; size is the connection count
 #   curves    one-way latency (half a blocking-NIO ping-pong's round trip) and bandwidth (StreamApp, direct-buffer
@@ -29,7 +31,7 @@
 #             passive and active mode, FTP_ROUNDS times each (default 4); MB/s averaged over all rounds but the
 #             first, which the JIT's warm-up dominates
 # Environment: SECONDS_PER_RUN (default 3), PINGS (default 100000), SIZES (default "64 4096 65536 1048576"), FTP_ROUNDS,
-# FTP_SIZES (default SOVIA's two), CURVE_SIZES, RPC_CALLS,
+# FTP_SIZES (default SOVIA's two), CURVE_SIZES, RPC_CALLS, SETUP_SECONDS,
 # APIS (default "heap direct net file"), CSV (default speed.csv: section,pinning,api,size,agent,value,unit),
 # SKIP_BUILD=1, JAVA.
 set -euo pipefail
@@ -308,12 +310,15 @@ for section in $SECTIONS; do
     for pin in "${PINNINGS[@]}"; do
       set -- $pin
       figures=()
+      firsts=()
       for agent in no yes; do
         serve ConnectApp "$2" "$agent"
-        client ConnectApp "$3" "$agent" -- "$PORT" "$RUN_SECONDS"
+        client ConnectApp "$3" "$agent" -- "$PORT" "${SETUP_SECONDS:-15}"
         figures+=("$(field connect_us "$OUT/client.out")")
+        firsts+=("$(field first_us "$OUT/client.out")")
         stop_server
       done
+      row setup "$1" net 0 "us/connection (the first third)" "${firsts[@]}" no
       row setup "$1" net 1 "us/connection" "${figures[@]}" no
     done
     ;;
