@@ -59,6 +59,31 @@ class ShmStreamTest {
     }
 
     /**
+     * A stream of 64-byte writes combines them while the reader is behind, and each time the reader catches up the
+     * next write arms the combining timer again: the service agent, which runs that timer, must not be unparked for
+     * each arm (it was, once per ~60 writes, and the wake-ups took 40% of the writer's CPU), only now and then.
+     */
+    @Test
+    @Timeout(120)
+    void aStreamOfSmallWritesDoesNotWakeTheServiceAgentAtEachCombiningTimer() throws Exception {
+        try (ForkedJvm server = ForkedJvm.start(dir, "small-server", ForkedJvm.Options.agent(
+                dir.resolve("small-server.stats.json")), StreamApp.class, "server")) {
+            int port = server.awaitPort(Duration.ofSeconds(60));
+            try (ForkedJvm client = ForkedJvm.start(dir, "small-client", ForkedJvm.Options.agent(
+                    dir.resolve("small-client.stats.json")), StreamApp.class, "client", String.valueOf(port), "heap",
+                    "64", "3")) {
+                assertTrue(client.awaitResult(Duration.ofSeconds(60)).contains("MiBps="), client.report());
+                assertEquals(0, client.awaitExit(Duration.ofSeconds(30)), client.report());
+                SoviaStats stats = ShmChecks.assertAllOn("shm", client, 1);
+                long writes = stats.section("bytesSent").get("shm") / 64;
+                long wakeups = stats.section("engine").get("serviceWakeups");
+                assertTrue(writes > 1_000_000, "only " + writes + " writes");
+                assertTrue(wakeups < writes / 2_000, wakeups + " service wake-ups for " + writes + " writes");
+            }
+        }
+    }
+
+    /**
      * 200 connections opened at once from one JVM to a one-thread selector echo server in another,
      * each echoing 10 MB (random-sized writes, checked byte for byte).
      */

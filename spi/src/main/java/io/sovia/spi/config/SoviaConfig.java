@@ -292,13 +292,18 @@ public final class SoviaConfig {
         }
     }
 
+    /** {@code sovia.nagle.micros} in nanoseconds: how long a combined small write waits at most. */
+    public static long nagleNanos() {
+        return Long.getLong(PREFIX + "nagle.micros", 200) * 1000;
+    }
+
     private static SessionConfig engineSettings() {
         return new SessionConfig(
                 Integer.getInteger(PREFIX + "rcvbuf", 1024 * 1024),
                 Integer.getInteger(PREFIX + "sndbuf", 128 * 1024),
                 Integer.getInteger(PREFIX + "ack.frames", 4),
                 Long.getLong(PREFIX + "ack.delay.micros", 1000) * 1000,
-                Long.getLong(PREFIX + "nagle.micros", 200) * 1000,
+                nagleNanos(),
                 Integer.getInteger(PREFIX + "nagle.small", 2048),
                 Integer.getInteger(PREFIX + "window.frames", 256),
                 Long.getLong(PREFIX + "rto.min.micros", 1000) * 1000,

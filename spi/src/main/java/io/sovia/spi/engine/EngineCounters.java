@@ -28,6 +28,9 @@ public final class EngineCounters {
     /** Waits that slept without spinning because cores were busy ({@link FreeCores}). */
     public static final LongAdder SPINS_SKIPPED = new LongAdder();
 
+    /** Times a thread that handed the service agent a timer or a close unparked it (its own timers do not count). */
+    public static final LongAdder SERVICE_WAKEUPS = new LongAdder();
+
     private EngineCounters() {
     }
 
@@ -38,6 +41,7 @@ public final class EngineCounters {
                 + ", \"resets\": " + RESETS.sum() + ", \"doorbells\": " + DOORBELLS.sum()
                 + ", \"sleeps\": " + SLEEPS.sum() + ", \"wordSleeps\": " + WORD_SLEEPS.sum()
                 + ", \"contendedSpins\": " + CONTENDED_SPINS.sum()
-                + ", \"spinsSkipped\": " + SPINS_SKIPPED.sum() + "}";
+                + ", \"spinsSkipped\": " + SPINS_SKIPPED.sum() + ", \"serviceWakeups\": " + SERVICE_WAKEUPS.sum()
+                + "}";
     }
 }
