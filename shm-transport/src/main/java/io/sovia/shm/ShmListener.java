@@ -128,7 +128,8 @@ final class ShmListener implements Transport.TransportListener {
             // the client already moved to the segment: closing its socket resets it instead of leaving it hanging
             SoviaStats.refused("shm segment");
             SoviaLog.warnCounted("shm-segment", "cannot take an shm connection (from " + remote + "); it is reset", e);
-            dropUnclaimed(p);
+            // ShmSegment.open closed the descriptor, whatever it found
+            release(p.registration(), p.unix(), -1);
             return null;
         }
     }
@@ -241,10 +242,15 @@ final class ShmListener implements Transport.TransportListener {
      * until its collection, as the client may still write to it.
      */
     private static void dropUnclaimed(Pending p) {
-        if (p.registration() != null) {
-            p.registration().release();
+        release(p.registration(), p.unix(), p.descriptor());
+    }
+
+    /** Closes a kept setup connection, its registration released first (null: a new one), and its descriptor. */
+    private static void release(ShmDoorbells.Registration registration, SocketChannel unix, int segment) {
+        if (registration != null) {
+            registration.release();
         }
-        release(p.unix(), p.descriptor());
+        release(unix, segment);
     }
 
     /** Ends a setup connection whose hello cannot be taken: counted, logged once with a running count. */
