@@ -59,8 +59,9 @@ import java.util.Locale;
  *       measure it on; the raw Ethernet path must re-measure it.</td></tr>
  *   <tr><td>{@code sovia.ack.delay.micros}</td><td>{@code 1000}</td><td>else ACK after this long; reads that
  *       free half the buffer ACK at once, so this only matters for lost frames and idle peers</td></tr>
- *   <tr><td>{@code sovia.nagle.micros}</td><td>{@code 200}</td><td>a combined small write waits at most this
- *       long (SOVIA used 100 ms; a read or close flushes it at once anyway)</td></tr>
+ *   <tr><td>{@code sovia.nagle.micros}</td><td>{@code 200}</td><td>a combined small write waits this long,
+ *       at most twice that when the service agent comes by late (SOVIA used 100 ms; a read or close flushes it at
+ *       once anyway); also how long the agent keeps looking after a round that found no timer</td></tr>
  *   <tr><td>{@code sovia.nagle.small}</td><td>{@code 2048}</td><td>writes below this size are combined (SOVIA)</td></tr>
  *   <tr><td>{@code sovia.window.frames}</td><td>{@code 256}</td><td>w on unreliable links: frames in flight.
  *       SOVIA's 32 would cap a connection far below its byte window: 32 standard 1500-byte frames are
