@@ -142,12 +142,7 @@ class ShmKeptConnectionTest {
         first.closeClient();
         first.closeServer();
         assertEquals(1, ShmChannelPool.KEPT.kept(listenerSocket));
-        listener.close();
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        while (ShmChannelPool.KEPT.kept(listenerSocket) > 0 && System.nanoTime() - deadline < 0) {
-            Thread.sleep(1);
-        }
-        assertEquals(0, ShmChannelPool.KEPT.kept(listenerSocket), "the doorbell agent saw the server close its end");
+        closeListenerAndAwaitKeptGone();
     }
 
     /**
@@ -166,12 +161,7 @@ class ShmKeptConnectionTest {
             c.closeServer();
             assertEquals(1, ShmChannelPool.KEPT.kept(listenerSocket), "one socket, kept again after connection " + i);
         }
-        listener.close();
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        while (ShmChannelPool.KEPT.kept(listenerSocket) > 0 && System.nanoTime() - deadline < 0) {
-            Thread.sleep(1);
-        }
-        assertEquals(0, ShmChannelPool.KEPT.kept(listenerSocket), "the doorbell agent saw the server close its end");
+        closeListenerAndAwaitKeptGone();
     }
 
     /**
@@ -241,6 +231,16 @@ class ShmKeptConnectionTest {
                 }
             }
         }
+    }
+
+    /** Closes the listener; within 5 s the client's doorbell agent must have let the kept connections go. */
+    private void closeListenerAndAwaitKeptGone() throws InterruptedException {
+        listener.close();
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (ShmChannelPool.KEPT.kept(listenerSocket) > 0 && System.nanoTime() - deadline < 0) {
+            Thread.sleep(1);
+        }
+        assertEquals(0, ShmChannelPool.KEPT.kept(listenerSocket), "the doorbell agent saw the server close its end");
     }
 
     private static void send(Link link, String text) {
