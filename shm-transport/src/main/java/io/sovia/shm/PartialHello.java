@@ -18,17 +18,32 @@ final class PartialHello {
     /** The descriptor that came with the bytes, or -1; whoever takes the hello closes it. */
     private int segment = -1;
 
-    /** Reads what is there, dropping doorbell bytes ahead of the hello; false at end of stream. */
+    /**
+     * Reads what is there, dropping doorbell bytes ahead of the hello; false at end of stream. Reads until the socket
+     * is empty or the buffer holds a whole hello: a kept socket may carry more doorbell bytes of its previous
+     * connection than the buffer holds, and the rest of the hello behind them would otherwise wait for the next look,
+     * after the accept of its TCP connection has passed it by.
+     */
     boolean read(SocketChannel ch) throws IOException {
-        int n = NativeAccess.os().receiveWithDescriptors(JdkNio.fd(ch), bytes, length, bytes.length - length, received);
-        if (received[0] >= 0) {
-            if (segment >= 0) {
-                NativeAccess.os().closeFd(received[0]);
-                throw new IOException("a second descriptor");
+        int room;
+        int n;
+        do {
+            room = bytes.length - length;
+            n = NativeAccess.os().receiveWithDescriptors(JdkNio.fd(ch), bytes, length, room, received);
+            if (received[0] >= 0) {
+                if (segment >= 0) {
+                    NativeAccess.os().closeFd(received[0]);
+                    throw new IOException("a second descriptor");
+                }
+                segment = received[0];
             }
-            segment = received[0];
-        }
-        length += Math.max(n, 0);
+            length += Math.max(n, 0);
+            skipDoorbellBytes();
+        } while (n == room && length < bytes.length);
+        return n >= 0;
+    }
+
+    private void skipDoorbellBytes() {
         int skip = 0;
         while (skip < length && ShmHello.isDoorbellByte(bytes[skip])) {
             skip++;
@@ -37,7 +52,6 @@ final class PartialHello {
             System.arraycopy(bytes, skip, bytes, 0, length - skip);
             length -= skip;
         }
-        return n >= 0;
     }
 
     /** The hello, once complete; null before. */

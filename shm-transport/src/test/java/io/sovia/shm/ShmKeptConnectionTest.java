@@ -3,6 +3,7 @@ package io.sovia.shm;
 import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.engine.Link;
 import io.sovia.spi.jdk.JdkNio;
+import io.sovia.spi.link.RingLink;
 import io.sovia.spi.transport.Transport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -20,6 +21,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
@@ -27,6 +29,7 @@ import java.util.stream.Stream;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Both ends keep a closed connection's socket and segment for the client's next connect to the listener
@@ -227,6 +230,33 @@ class ShmKeptConnectionTest {
                     assertEquals(null, partial.hello());
                     new ShmHello(client, true).writeTo(c);
                     partial.read(s);
+                    assertEquals(new ShmHello(client, true), partial.hello());
+                }
+            }
+        }
+    }
+
+    /**
+     * A client may ring more doorbells during a connection than the server reads before keeping the socket: the
+     * whole hello behind them comes out of one read, or the accept of its TCP connection misses it (and took the
+     * connection as plain TCP while the client wrote to the rings, so both waited for ever).
+     */
+    @Test
+    void aHelloBehindMoreDoorbellBytesThanAHelloHoldsComesOutOfOneRead() throws IOException {
+        InetSocketAddress client = new InetSocketAddress(InetAddress.getLoopbackAddress(), 40124);
+        Path socket = root.resolve("rung.sock");
+        try (ServerSocketChannel server = JdkNio.provider().openServerSocketChannel(StandardProtocolFamily.UNIX)) {
+            server.bind(UnixDomainSocketAddress.of(socket));
+            try (SocketChannel c = JdkNio.provider().openSocketChannel(StandardProtocolFamily.UNIX)) {
+                c.connect(UnixDomainSocketAddress.of(socket));
+                try (SocketChannel s = server.accept()) {
+                    s.configureBlocking(false);
+                    byte[] rung = new byte[10 * ShmHello.MAX_LENGTH + 3];
+                    Arrays.fill(rung, RingLink.WAKE);
+                    c.write(ByteBuffer.wrap(rung));
+                    new ShmHello(client, true).writeTo(c);
+                    PartialHello partial = new PartialHello();
+                    assertTrue(partial.read(s));
                     assertEquals(new ShmHello(client, true), partial.hello());
                 }
             }
