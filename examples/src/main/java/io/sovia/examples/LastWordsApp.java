@@ -2,9 +2,13 @@ package io.sovia.examples;
 
 import java.io.OutputStream;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
 import java.security.MessageDigest;
 
 /**
@@ -15,12 +19,16 @@ import java.security.MessageDigest;
  * <pre>
  *   LastWordsApp server DELAY_MS          prints PORT n; accepts one connection, waits, reads to the end,
  *                                         prints RESULT bytes=n sha256=... (or FAILED after n bytes: ...)
- *   LastWordsApp client PORT BYTES SEED [close|exit|hook]
+ *   LastWordsApp client PORT BYTES SEED [close|exit|hook|reader|selector]
  *                                         writes the stream of SEED (java.net), closes the socket (or, with
  *                                         exit, does not), and ends with System.exit(0) at once; with hook,
  *                                         connects, then exits at once and writes and closes from its own
- *                                         shutdown hook
+ *                                         shutdown hook; with reader (selector), exits without close while a
+ *                                         thread waits to read from the socket (in a Selector), which prints
+ *                                         WOKE if its wait ends before the process does
  * </pre>
+ * On the JDK a thread blocked on a socket when the process exits never returns: the kernel closes the socket after
+ * the process is gone.
  */
 public final class LastWordsApp {
     private LastWordsApp() {
@@ -50,9 +58,18 @@ public final class LastWordsApp {
             }
         } else {
             long bytes = Long.parseLong(args[2]);
-            Socket socket = new Socket(InetAddress.getLoopbackAddress(), Integer.parseInt(args[1]));
             String ending = args.length < 5 ? "close" : args[4];
-            if (ending.equals("hook")) {
+            InetSocketAddress server = new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(args[1]));
+            Socket socket = ending.equals("selector") ? SocketChannel.open(server).socket()
+                    : new Socket(server.getAddress(), server.getPort());
+            if (ending.equals("reader") || ending.equals("selector")) {
+                write(socket, bytes, Long.parseLong(args[3]));
+                Thread waiter = new Thread(() -> awaitInput(socket, ending.equals("selector")), "waiter");
+                waiter.setDaemon(true);
+                waiter.start();
+                Thread.sleep(200); // by then it waits
+                System.out.println("EXITING WHILE A THREAD WAITS");
+            } else if (ending.equals("hook")) {
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                     try {
                         write(socket, bytes, Long.parseLong(args[3]));
@@ -74,6 +91,27 @@ public final class LastWordsApp {
             System.out.flush();
             System.exit(0);
         }
+    }
+
+    /** Waits for input (or its end) on {@code socket}, reading or in a Selector; prints WOKE if the wait ends. */
+    private static void awaitInput(Socket socket, boolean selector) {
+        String how;
+        try {
+            if (selector) {
+                SocketChannel channel = socket.getChannel();
+                channel.configureBlocking(false);
+                try (Selector s = Selector.open()) {
+                    channel.register(s, SelectionKey.OP_READ);
+                    how = "select " + s.select();
+                }
+            } else {
+                how = "read " + socket.getInputStream().read();
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            how = e.toString();
+        }
+        System.out.println("WOKE: " + how);
+        System.out.flush();
     }
 
     private static void write(Socket socket, long bytes, long seed) throws java.io.IOException {

@@ -52,4 +52,36 @@ class ShmCloseTest {
             }
         }
     }
+
+    /**
+     * On the JDK a thread blocked on a socket when its process exits never wakes: the kernel ends the connection after
+     * the process is gone. Sovia's exit ends it before (so that what was written arrives), and the server, reading at
+     * once, answers with its own end; a thread reading, or selecting, must see neither, or the app would run code on it
+     * during its shutdown (a reconnect, a "connection lost" in its log). Plain: the JDK's own behaviour, which the
+     * test asserts for the agent.
+     */
+    @ParameterizedTest(name = "{0}, agent {1}")
+    @CsvSource({"reader, true", "selector, true", "reader, false", "selector, false"})
+    @Timeout(120)
+    void aThreadWaitingOnASocketWhenItsProcessExitsNeverWakes(String waiter, boolean agent) throws Exception {
+        try (ForkedJvm server = ForkedJvm.start(dir, "server", agent
+                ? ForkedJvm.Options.agent(dir.resolve("server.stats.json")) : ForkedJvm.Options.plain(),
+                LastWordsApp.class, "server", "0")) {
+            int port = server.awaitPort(STEP);
+            try (ForkedJvm client = ForkedJvm.start(dir, "client", agent
+                    ? ForkedJvm.Options.agent(dir.resolve("client.stats.json")) : ForkedJvm.Options.plain(),
+                    LastWordsApp.class, "client", String.valueOf(port), "1000", "9", waiter)) {
+                String out = client.awaitSuccess(STEP);
+                assertEquals(true, out.contains("EXITING WHILE A THREAD WAITS"), client::report);
+                assertEquals(false, out.contains("WOKE"), client::report);
+                assertEquals(0, server.awaitExit(STEP), server::report);
+                assertEquals("RESULT bytes=1000 sha256=" + DemoSupport.sha256OfPseudoRandom(9, 1000),
+                        server.stdout().lines().filter(l -> l.startsWith("RESULT")).findFirst().orElse(""),
+                        server::report);
+                if (agent) {
+                    ShmChecks.assertAllOn("shm", client, 1);
+                }
+            }
+        }
+    }
 }

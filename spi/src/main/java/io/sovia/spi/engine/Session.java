@@ -1,6 +1,7 @@
 package io.sovia.spi.engine;
 
 import io.sovia.spi.config.SessionConfig;
+import io.sovia.spi.lifecycle.Lifecycle;
 
 import java.io.IOException;
 import java.net.SocketException;
@@ -207,7 +208,7 @@ public final class Session {
      * @throws SocketException "Connection reset" after a reset or the peer's death
      */
     public int read(ByteBuffer dst) throws IOException {
-        lock.lock();
+        lockForApp();
         try {
             return machine.read(dst);
         } finally {
@@ -217,7 +218,7 @@ public final class Session {
 
     /** As {@link #read(ByteBuffer)}, into an array (stream adaptors). */
     public int read(byte[] b, int off, int len) throws IOException {
-        lock.lock();
+        lockForApp();
         try {
             return machine.read(b, off, len);
         } finally {
@@ -227,7 +228,7 @@ public final class Session {
 
     /** Bytes readable without waiting. */
     public int available() {
-        lock.lock();
+        lockForApp();
         try {
             return machine.available();
         } finally {
@@ -242,7 +243,7 @@ public final class Session {
      * @throws SocketException after a reset, or "Broken pipe" once the peer is gone
      */
     public int write(ByteBuffer src) throws IOException {
-        lock.lock();
+        lockForApp();
         try {
             return machine.write(src);
         } finally {
@@ -262,7 +263,7 @@ public final class Session {
 
     /** Sends TCP's urgent byte after everything written before; false when it cannot go yet (wait until writable). */
     public boolean sendUrgentData(int data) throws IOException {
-        lock.lock();
+        lockForApp();
         try {
             return machine.sendUrgentData(data);
         } finally {
@@ -339,9 +340,18 @@ public final class Session {
         }
     }
 
+    /**
+     * Takes the lock for an app's call; once the JVM's exit closes connections after the app's hooks, the call waits
+     * for the halt instead ({@link Lifecycle#awaitHaltOnceExiting()}), before the lock, which the exit takes.
+     */
+    private void lockForApp() {
+        Lifecycle.awaitHaltOnceExiting();
+        lock.lock();
+    }
+
     /** Whether a read would not return 0 now. */
     public boolean isReadable() {
-        lock.lock();
+        lockForApp();
         try {
             return machine.isReadable();
         } finally {
@@ -351,7 +361,7 @@ public final class Session {
 
     /** Whether a write would not return 0 now. */
     public boolean isWritable() {
-        lock.lock();
+        lockForApp();
         try {
             return machine.isWritable();
         } finally {

@@ -20,7 +20,8 @@ final class ExitHook {
     private ExitHook() {
     }
 
-    static void install(Runnable sequence) {
+    /** Whether {@code sequence} runs after every application hook (in a JDK slot), not alongside them. */
+    static boolean install(Runnable sequence) {
         try {
             Object access = Class.forName("jdk.internal.access.SharedSecrets")
                     .getMethod("getJavaLangAccess").invoke(null);
@@ -30,7 +31,7 @@ final class ExitHook {
                 try {
                     // true: also when the first connection is made by an app's own shutdown hook
                     register.invoke(access, slot, true, sequence);
-                    return;
+                    return true;
                 } catch (java.lang.reflect.InvocationTargetException taken) {
                     // slot in use (InternalError) or already run (IllegalStateException): try the next
                 }
@@ -41,5 +42,6 @@ final class ExitHook {
                     + "); Sovia closes connections alongside the app's hooks");
         }
         Runtime.getRuntime().addShutdownHook(new Thread(sequence, "sovia-exit"));
+        return false;
     }
 }

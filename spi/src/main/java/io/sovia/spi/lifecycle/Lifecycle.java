@@ -11,6 +11,7 @@ import java.util.Deque;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The one lifecycle of Sovia in a JVM: its JVM-wide threads run as Agrona {@link Agent}s, each under an
@@ -35,7 +36,11 @@ public final class Lifecycle {
     private static final Deque<Running> RUNNERS = new ArrayDeque<>();
     /** Guarded by the class. */
     private static boolean hooked;
+    /** Whether the exit sequence runs after every application hook; guarded by the class. */
+    private static boolean afterAppHooks;
     private static boolean exited;
+    /** The thread running an exit sequence that runs after every application hook, once it closes connections. */
+    private static volatile Thread exiting;
 
     /** An agent's runner, and what wakes it from a sleep an interrupt does not end. */
     private record Running(AgentRunner runner, Runnable wake) {
@@ -83,7 +88,23 @@ public final class Lifecycle {
     private static void hook() {
         if (!hooked) {
             hooked = true;
-            ExitHook.install(Lifecycle::exit);
+            afterAppHooks = ExitHook.install(Lifecycle::exit);
+        }
+    }
+
+    /**
+     * Where an app's thread enters a Sovia connection: once the exit sequence, running after every application
+     * hook, closes connections, the thread waits here for the JVM's halt, as a thread blocked in the kernel does on
+     * the JDK, rather than see what the exit does to its connections (end of stream, a reset, the peer's answering
+     * FIN) and run app code on it: a reconnect, a "connection lost" in the log. Nothing of the app's runs after its
+     * hooks but threads that the halt ends anyway.
+     */
+    public static void awaitHaltOnceExiting() {
+        Thread t = exiting;
+        if (t != null && t != Thread.currentThread()) {
+            while (true) {
+                LockSupport.park(Lifecycle.class);
+            }
         }
     }
 
@@ -109,6 +130,9 @@ public final class Lifecycle {
                 return List.of();
             }
             exited = true;
+            if (afterAppHooks) {
+                exiting = Thread.currentThread();
+            }
         }
         return new ArrayList<>(STEPS.getOrDefault(stage, List.of()));
     }
