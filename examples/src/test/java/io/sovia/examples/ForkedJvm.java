@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.MatchResult;
 import java.util.regex.Matcher;
@@ -36,6 +38,8 @@ final class ForkedJvm implements AutoCloseable {
     private static final Pattern PORT_LINE = Pattern.compile("(?m)^PORT (\\d+)$");
     private static final Pattern RESULT_LINE = Pattern.compile("(?m)^RESULT .*$");
     private static final Pattern TIMING_LINE = Pattern.compile("(?m)^TIMING .*$");
+    /** The JVMs started and not yet killed or closed: a failure report shows the others' threads too. */
+    private static final Set<ForkedJvm> LIVE = ConcurrentHashMap.newKeySet();
 
     private final String name;
     private final List<String> command;
@@ -52,6 +56,7 @@ final class ForkedJvm implements AutoCloseable {
         this.stdout = stdout;
         this.stderr = stderr;
         this.stats = stats;
+        LIVE.add(this);
     }
 
     /**
@@ -282,15 +287,17 @@ final class ForkedJvm implements AutoCloseable {
             }
             Thread.sleep(10);
         }
+        String others = othersReport();
         dumpThreadsAndKill();
-        return fail(name + " printed no line like " + line + " within " + timeout + "\n" + report());
+        return fail(name + " printed no line like " + line + " within " + timeout + "\n" + report() + others);
     }
 
     /** Waits for the end within {@code timeout} (or kills it and fails); returns the exit status. */
     int awaitExit(Duration timeout) throws Exception {
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            String others = othersReport();
             dumpThreadsAndKill();
-            fail(name + " did not finish within " + timeout + "; killed it\n" + report());
+            fail(name + " did not finish within " + timeout + "; killed it\n" + report() + others);
         }
         return process.exitValue();
     }
@@ -308,8 +315,9 @@ final class ForkedJvm implements AutoCloseable {
             }
             Thread.sleep(50);
         }
+        String others = othersReport();
         dumpThreadsAndKill();
-        return fail(name + " announced no port within " + timeout + "\n" + report());
+        return fail(name + " announced no port within " + timeout + "\n" + report() + others);
     }
 
     /** Closing a server role's standard input tells it to stop. */
@@ -320,8 +328,9 @@ final class ForkedJvm implements AutoCloseable {
     /** Waits for the end, which must be exit status 0 within {@code timeout}; returns stdout. */
     String awaitSuccess(Duration timeout) throws Exception {
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            String others = othersReport();
             dumpThreadsAndKill();
-            fail(name + " did not finish within " + timeout + "; killed it\n" + report());
+            fail(name + " did not finish within " + timeout + "; killed it\n" + report() + others);
         }
         assertEquals(0, process.exitValue(), () -> name + " failed\n" + report());
         System.out.printf("%s: %.1f s%n", name, (System.nanoTime() - startNanos) / 1e9);
@@ -364,6 +373,11 @@ final class ForkedJvm implements AutoCloseable {
      * hangs in the report; then kill it.
      */
     private void dumpThreadsAndKill() {
+        dumpThreads();
+        kill();
+    }
+
+    private void dumpThreads() {
         try {
             Process quit = new ProcessBuilder("kill", "-QUIT", String.valueOf(process.pid()))
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
@@ -374,10 +388,25 @@ final class ForkedJvm implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        kill();
+    }
+
+    /**
+     * The reports of the test's other JVMs still running, each with its thread dump: where a JVM overstays, its peer's
+     * threads usually say why (a server that took the connection on another path, say).
+     */
+    private String othersReport() {
+        StringBuilder others = new StringBuilder();
+        for (ForkedJvm other : LIVE) {
+            if (other != this && other.process.isAlive()) {
+                other.dumpThreads();
+                others.append('\n').append(other.report());
+            }
+        }
+        return others.toString();
     }
 
     private void kill() {
+        LIVE.remove(this);
         process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
         try {
@@ -390,6 +419,7 @@ final class ForkedJvm implements AutoCloseable {
     /** Kills the JVM if it is still running, e.g. when the test failed or timed out first. */
     @Override
     public void close() {
+        LIVE.remove(this);
         if (process.isAlive()) {
             kill();
         }
