@@ -24,13 +24,13 @@ class ShmCloseTest {
     Path dir;
 
     /**
-     * @param bytes  what the client writes: less than, about as much as, and more than a ring (1 MiB)
-     *               plus the send buffer (128 KiB) hold
+     * @param bytes  what the client writes: less than, about as much as, and more than a ring (4 MiB; 1 MiB
+     *               before) plus the send buffer (128 KiB) hold
      * @param ending {@code close} (close, then System.exit), {@code exit} (System.exit without close) or
      *               {@code hook} (System.exit, then the app's shutdown hook writes and closes)
      */
     @ParameterizedTest(name = "{0} bytes, then {1}")
-    @CsvSource({"1000, close", "1000000, close", "1048576, close", "1100000, close", "10000000, close",
+    @CsvSource({"1000, close", "1000000, close", "1048576, close", "1100000, close", "4194304, close", "4400000, close", "10000000, close",
         "1100000, exit", "1000, hook", "1100000, hook"})
     @Timeout(120)
     void everythingWrittenBeforeTheWriterExitsArrives(long bytes, String ending) throws Exception {

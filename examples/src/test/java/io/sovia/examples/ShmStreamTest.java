@@ -27,11 +27,11 @@ class ShmStreamTest {
         duplex("gib", "net", "nio", GIB, 512 * 1024, Duration.ofSeconds(360));
     }
 
-    /** The other way round, smaller, with writes larger than a ring (1 MiB) among them. */
+    /** The other way round, smaller, with writes larger than a ring (4 MiB) among them. */
     @Test
     @Timeout(180)
     void quarterGibibyteEachWayNioServerJavaNetClient() throws Exception {
-        duplex("quarter", "nio", "net", GIB / 4, 3 * 1024 * 1024, Duration.ofSeconds(150));
+        duplex("quarter", "nio", "net", GIB / 4, 6 * 1024 * 1024, Duration.ofSeconds(150));
     }
 
     private void duplex(String name, String serverApi, String clientApi, long bytes, int maxWrite, Duration timeout)

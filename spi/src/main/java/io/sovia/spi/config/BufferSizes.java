@@ -75,9 +75,7 @@ public final class BufferSizes {
         if (r == 0 && s == 0) {
             return config;
         }
-        return new SessionConfig(r == 0 ? config.receiveBuffer() : Math.max(SessionConfig.MIN_RECEIVE_BUFFER, r),
-                s == 0 ? config.sendBuffer() : Math.max(SessionConfig.MIN_SEND_BUFFER, s), config.ackFrames(),
-                config.ackDelayNanos(), config.nagleNanos(), config.smallWrite(), config.windowFrames(),
-                config.rtoMinNanos(), config.rtoMaxNanos(), config.rtoInitialNanos(), config.maxRetransmits());
+        return config.withBuffers(r == 0 ? config.receiveBuffer() : Math.max(SessionConfig.MIN_RECEIVE_BUFFER, r),
+                s == 0 ? config.sendBuffer() : Math.max(SessionConfig.MIN_SEND_BUFFER, s));
     }
 }

@@ -39,4 +39,10 @@ public record SessionConfig(int receiveBuffer, int sendBuffer, int ackFrames, lo
                     + rtoInitialNanos + ", maxRetransmits=" + maxRetransmits);
         }
     }
+
+    /** This configuration with other buffer sizes. */
+    public SessionConfig withBuffers(int receive, int send) {
+        return new SessionConfig(receive, send, ackFrames, ackDelayNanos, nagleNanos, smallWrite, windowFrames,
+                rtoMinNanos, rtoMaxNanos, rtoInitialNanos, maxRetransmits);
+    }
 }

@@ -24,6 +24,15 @@ public interface Link {
     boolean isReliable();
 
     /**
+     * The bytes of frames this link itself holds on their way to this end until they are read (a ring), or 0: a
+     * receiver's window smaller than that would leave the ring part empty, so the session advertises at least this
+     * much unless the app set SO_RCVBUF.
+     */
+    default int inboundCapacity() {
+        return 0;
+    }
+
+    /**
      * Reserves room for a frame of exactly {@code length} bytes in {@link #sendBuffer()}.
      *
      * @return the frame's offset in the send buffer, or -1 when the link is full for now

@@ -95,6 +95,11 @@ public final class FrameRing {
         return buffer;
     }
 
+    /** The bytes of frames (records, padding) the ring holds at most. */
+    public int capacity() {
+        return capacity;
+    }
+
     public int maxFrameLength() {
         return maxFrameLength;
     }

@@ -95,6 +95,11 @@ public final class RingLink implements Link {
     }
 
     @Override
+    public int inboundCapacity() {
+        return in.capacity();
+    }
+
+    @Override
     public boolean isReliable() {
         return true;
     }
