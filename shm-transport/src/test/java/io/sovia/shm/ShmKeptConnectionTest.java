@@ -217,23 +217,15 @@ class ShmKeptConnectionTest {
     @Test
     void doorbellBytesAheadOfAKeptConnectionsHelloAreSkipped() throws IOException {
         InetSocketAddress client = new InetSocketAddress(InetAddress.getLoopbackAddress(), 40123);
-        Path socket = root.resolve("hello.sock");
-        try (ServerSocketChannel server = JdkNio.provider().openServerSocketChannel(StandardProtocolFamily.UNIX)) {
-            server.bind(UnixDomainSocketAddress.of(socket));
-            try (SocketChannel c = JdkNio.provider().openSocketChannel(StandardProtocolFamily.UNIX)) {
-                c.connect(UnixDomainSocketAddress.of(socket));
-                try (SocketChannel s = server.accept()) {
-                    s.configureBlocking(false);
-                    c.write(ByteBuffer.wrap(new byte[40]).put(0, new byte[] {1, 2, 1}).limit(3));
-                    PartialHello partial = new PartialHello();
-                    partial.read(s);
-                    assertEquals(null, partial.hello());
-                    new ShmHello(client, true).writeTo(c);
-                    partial.read(s);
-                    assertEquals(new ShmHello(client, true), partial.hello());
-                }
-            }
-        }
+        overUnixSocket("hello.sock", (c, s) -> {
+            c.write(ByteBuffer.wrap(new byte[40]).put(0, new byte[] {1, 2, 1}).limit(3));
+            PartialHello partial = new PartialHello();
+            partial.read(s);
+            assertEquals(null, partial.hello());
+            new ShmHello(client, true).writeTo(c);
+            partial.read(s);
+            assertEquals(new ShmHello(client, true), partial.hello());
+        });
     }
 
     /**
@@ -244,20 +236,32 @@ class ShmKeptConnectionTest {
     @Test
     void aHelloBehindMoreDoorbellBytesThanAHelloHoldsComesOutOfOneRead() throws IOException {
         InetSocketAddress client = new InetSocketAddress(InetAddress.getLoopbackAddress(), 40124);
-        Path socket = root.resolve("rung.sock");
+        overUnixSocket("rung.sock", (c, s) -> {
+            byte[] rung = new byte[10 * ShmHello.MAX_LENGTH + 3];
+            Arrays.fill(rung, RingLink.WAKE);
+            c.write(ByteBuffer.wrap(rung));
+            new ShmHello(client, true).writeTo(c);
+            PartialHello partial = new PartialHello();
+            assertTrue(partial.read(s));
+            assertEquals(new ShmHello(client, true), partial.hello());
+        });
+    }
+
+    /** What a test does with a connected pair of UNIX sockets: the client's end, and the server's non-blocking one. */
+    private interface UnixPair {
+        void run(SocketChannel client, SocketChannel server) throws IOException;
+    }
+
+    /** Runs {@code test} over a UNIX socket connection through {@code name} in the test's directory. */
+    private void overUnixSocket(String name, UnixPair test) throws IOException {
+        Path socket = root.resolve(name);
         try (ServerSocketChannel server = JdkNio.provider().openServerSocketChannel(StandardProtocolFamily.UNIX)) {
             server.bind(UnixDomainSocketAddress.of(socket));
             try (SocketChannel c = JdkNio.provider().openSocketChannel(StandardProtocolFamily.UNIX)) {
                 c.connect(UnixDomainSocketAddress.of(socket));
                 try (SocketChannel s = server.accept()) {
                     s.configureBlocking(false);
-                    byte[] rung = new byte[10 * ShmHello.MAX_LENGTH + 3];
-                    Arrays.fill(rung, RingLink.WAKE);
-                    c.write(ByteBuffer.wrap(rung));
-                    new ShmHello(client, true).writeTo(c);
-                    PartialHello partial = new PartialHello();
-                    assertTrue(partial.read(s));
-                    assertEquals(new ShmHello(client, true), partial.hello());
+                    test.run(c, s);
                 }
             }
         }
