@@ -34,12 +34,11 @@ class ShmCloseTest {
         "1100000, exit", "1000, hook", "1100000, hook"})
     @Timeout(120)
     void everythingWrittenBeforeTheWriterExitsArrives(long bytes, String ending) throws Exception {
-        try (ForkedJvm server = ForkedJvm.start(dir, "server", ForkedJvm.Options.agent(dir.resolve("server.stats.json")),
+        try (ForkedJvm server = ForkedJvm.start(dir, "server", options(true, "server"),
                 LastWordsApp.class, "server", "3000")) {
             int port = server.awaitPort(STEP);
-            try (ForkedJvm client = ForkedJvm.start(dir, "client", ForkedJvm.Options.agent(
-                    dir.resolve("client.stats.json")), LastWordsApp.class, "client", String.valueOf(port),
-                    String.valueOf(bytes), "9", ending)) {
+            try (ForkedJvm client = ForkedJvm.start(dir, "client", options(true, "client"),
+                    LastWordsApp.class, "client", String.valueOf(port), String.valueOf(bytes), "9", ending)) {
                 client.awaitSuccess(STEP);
                 int status = server.awaitExit(STEP);
                 String out = server.stdout();
@@ -64,12 +63,10 @@ class ShmCloseTest {
     @CsvSource({"reader, true", "selector, true", "reader, false", "selector, false"})
     @Timeout(120)
     void aThreadWaitingOnASocketWhenItsProcessExitsNeverWakes(String waiter, boolean agent) throws Exception {
-        try (ForkedJvm server = ForkedJvm.start(dir, "server", agent
-                ? ForkedJvm.Options.agent(dir.resolve("server.stats.json")) : ForkedJvm.Options.plain(),
+        try (ForkedJvm server = ForkedJvm.start(dir, "server", options(agent, "server"),
                 LastWordsApp.class, "server", "0")) {
             int port = server.awaitPort(STEP);
-            try (ForkedJvm client = ForkedJvm.start(dir, "client", agent
-                    ? ForkedJvm.Options.agent(dir.resolve("client.stats.json")) : ForkedJvm.Options.plain(),
+            try (ForkedJvm client = ForkedJvm.start(dir, "client", options(agent, "client"),
                     LastWordsApp.class, "client", String.valueOf(port), "1000", "9", waiter)) {
                 String out = client.awaitSuccess(STEP);
                 assertEquals(true, out.contains("EXITING WHILE A THREAD WAITS"), client::report);
@@ -83,5 +80,10 @@ class ShmCloseTest {
                 }
             }
         }
+    }
+
+    /** The agent with its stats file for {@code role}, or the plain JDK. */
+    private ForkedJvm.Options options(boolean agent, String role) {
+        return agent ? ForkedJvm.Options.agent(dir.resolve(role + ".stats.json")) : ForkedJvm.Options.plain();
     }
 }
