@@ -13,8 +13,8 @@
 # experiment (RMI and gRPC) and its FTP experiment, drawn by examples/charts.sh into demo-charts/ (with
 # --full: every size, SOVIA's two files, into docs/charts/, about fifteen minutes).
 # Environment: APIS (default "nio net selector"), PINGS (64-byte round trips, default 200000),
-# MIB (MiB streamed in 64 KiB writes; 4 KiB writes stream an eighth, 64 B writes a 64th; default 1024;
-# each stream and the pings are preceded by an untimed quarter, for the JIT),
+# STREAM_SECONDS (how long each write size streams, timed, default 1; each stream is preceded by untimed runs
+# as long again, and the pings by an untimed quarter, for the JIT),
 # CSV (a file: every row below also as pinning,api,agent,rtt_us,w64_MiBps,w4096_MiBps,w65536_MiBps,paths, with
 # the references as agent "bare-ring" and "unix-socket"), SKIP_BUILD=1, JAVA.
 set -euo pipefail
@@ -28,7 +28,7 @@ done
 MODE=${ARGS[0]:-two-jvm}
 APIS=${APIS:-nio net selector}
 PINGS=${PINGS:-200000}
-MIB=${MIB:-1024}
+STREAM_SECONDS=${STREAM_SECONDS:-1}
 CSV=${CSV:-}
 JAVA=${JAVA:-java}
 AGENT=$PWD/agent/target/sovia.jar
@@ -61,7 +61,7 @@ run() {
   if [ "$MODE" = one-jvm ]; then
     local cpus=$scpu
     [ "$scpu" = "$ccpu" ] || cpus="$scpu,$ccpu"
-    taskset -c "$cpus" "$JAVA" "${cflags[@]}" -cp "$CP" io.sovia.examples.PingPongApp both "$api" "$PINGS" "$MIB" \
+    taskset -c "$cpus" "$JAVA" "${cflags[@]}" -cp "$CP" io.sovia.examples.PingPongApp both "$api" "$PINGS" "$STREAM_SECONDS" \
       >"$OUT/$label.out"
     return
   fi
@@ -70,7 +70,7 @@ run() {
   local server=$!
   for _ in $(seq 100); do grep -q PORT "$OUT/port" 2>/dev/null && break; sleep 0.1; done
   taskset -c "$ccpu" "$JAVA" "${cflags[@]}" -cp "$CP" io.sovia.examples.PingPongApp client "$api" \
-    "$(sed -n 's/^PORT //p' "$OUT/port")" "$PINGS" "$MIB" >"$OUT/$label.out"
+    "$(sed -n 's/^PORT //p' "$OUT/port")" "$PINGS" "$STREAM_SECONDS" >"$OUT/$label.out"
   wait "$server"
 }
 

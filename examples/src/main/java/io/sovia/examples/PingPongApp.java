@@ -21,22 +21,23 @@ import java.util.Locale;
  * it is shorter than four).
  *
  * <pre>
- *   java PingPongApp server API                        prints "PORT n", serves one client, exits
- *   java PingPongApp client API PORT [pings] [MiB]     prints one RESULT line
- *   java PingPongApp both API [pings] [MiB]            both in this JVM, the server on a thread
+ *   java PingPongApp server API                          prints "PORT n", serves one client, exits
+ *   java PingPongApp client API PORT [pings] [seconds]   prints one RESULT line
+ *   java PingPongApp both API [pings] [seconds]          both in this JVM, the server on a thread
  * </pre>
  * API is how both ends do I/O: {@code nio} (blocking SocketChannel), {@code net} (java.net Socket
  * streams) or {@code selector} (non-blocking channels and a Selector loop; ping-pong only). Pings go
- * with TCP_NODELAY, streams without it, as apps usually configure them. A quarter of the pings, and an
- * untimed quarter-length run of each stream, warm the JIT up before the clock starts; each stream ends
- * with a one-byte answer, so the clock covers
- * delivery, not just queueing. MiB is the 64 KiB stream; the 4 KiB one is an eighth of it, the 64 B
- * one a sixty-fourth; 0 runs the pings only.
+ * with TCP_NODELAY, streams without it, as apps usually configure them. A quarter of the pings warm the JIT up
+ * before the clock starts. Each write size streams for about {@code seconds} (default 1; 0 runs the pings only)
+ * after an untimed warm-up of doubling runs, the last of which lasts at least a quarter of that: a stream sized in
+ * bytes was over in tens of milliseconds where the path is fast and measured the JIT's warm-up, not the path. Each
+ * stream ends with a one-byte answer, so the clock covers delivery, not just queueing.
  */
 public final class PingPongApp {
     private static final int PING = pingBytes();
     private static final int[] WRITE_SIZES = {64, 4096, 65536};
-    private static final int[] SHARES = {64, 8, 1};
+    /** Writes in the first warm-up run of a stream. */
+    private static final long FIRST_WRITES = 64;
 
     private PingPongApp() {
     }
@@ -52,7 +53,7 @@ public final class PingPongApp {
                 break;
             case "client":
                 int port = Integer.parseInt(args[2]);
-                client(api, port, intArg(args, 3, 200_000), intArg(args, 4, 512));
+                client(api, port, intArg(args, 3, 200_000), secondsArg(args, 4));
                 break;
             case "both":
                 Object listener = listen(api);
@@ -64,7 +65,7 @@ public final class PingPongApp {
                     }
                 }, "server");
                 server.start();
-                client(api, port(listener), intArg(args, 2, 200_000), intArg(args, 3, 512));
+                client(api, port(listener), intArg(args, 2, 200_000), secondsArg(args, 3));
                 server.join();
                 break;
             default:
@@ -73,7 +74,7 @@ public final class PingPongApp {
     }
 
     private static void usage() {
-        System.err.println("usage: PingPongApp server API | client API PORT [pings] [MiB] | both API [pings] [MiB]"
+        System.err.println("usage: PingPongApp server API | client API PORT [pings] [seconds] | both API [pings] [seconds]"
                 + "  (API: nio, net, selector)");
         System.exit(2);
     }
@@ -104,6 +105,14 @@ public final class PingPongApp {
 
     private static int intArg(String[] args, int i, int dflt) {
         return args.length > i ? Integer.parseInt(args[i]) : dflt;
+    }
+
+    private static double secondsArg(String[] args, int i) {
+        double seconds = args.length > i ? Double.parseDouble(args[i]) : 1;
+        if (!(seconds >= 0 && seconds <= 3600)) {
+            throw new IllegalArgumentException("stream seconds must be between 0 and 3600: " + args[i]);
+        }
+        return seconds;
     }
 
     private static Object listen(String api) throws IOException {
@@ -185,7 +194,7 @@ public final class PingPongApp {
         }
     }
 
-    private static void client(String api, int port, int pings, int mib) throws IOException {
+    private static void client(String api, int port, int pings, double seconds) throws IOException {
         InetSocketAddress server = new InetSocketAddress(DemoSupport.host(), port);
         try (Conn c = api.equals("net") ? Conn.of(new Socket(server.getAddress(), port)) : Conn.of(SocketChannel.open(server))) {
             c.noDelay(true);
@@ -193,12 +202,9 @@ public final class PingPongApp {
             double rtt = api.equals("selector") ? selectorPings(c.channel(), pings) : pings(c, pings);
             c.noDelay(false);
             StringBuilder result = new StringBuilder(String.format(Locale.ROOT, "RESULT api=%s rtt_us=%.2f", api, rtt));
-            for (int i = 0; i < WRITE_SIZES.length && mib > 0; i++) {
-                long bytes = ((long) mib << 20) / SHARES[i];
-                // untimed first: the JIT compiles this write size's path, as the pings warm up theirs
-                stream(c, WRITE_SIZES[i], Math.max(WRITE_SIZES[i], bytes / 4));
+            for (int i = 0; i < WRITE_SIZES.length && seconds > 0; i++) {
                 result.append(String.format(Locale.ROOT, " w%d_MiBps=%.1f", WRITE_SIZES[i],
-                        stream(c, WRITE_SIZES[i], bytes)));
+                        timedStream(c, WRITE_SIZES[i], seconds)));
             }
             c.out().write(new byte[8]);
             System.out.println(result);
@@ -223,8 +229,25 @@ public final class PingPongApp {
         return (System.nanoTime() - start) / 1e3 / (pings - warmup);
     }
 
-    /** Streams {@code bytes} in {@code writeSize} writes; returns MiB/s including the answer. */
-    private static double stream(Conn c, int writeSize, long bytes) throws IOException {
+    /**
+     * Streams in {@code writeSize} writes for about {@code seconds}, timed, after untimed runs that double until one
+     * lasts a quarter of that (the JIT compiles this write size's path meanwhile, as the pings warm up theirs).
+     *
+     * @return MiB/s of the timed run, its answer included
+     */
+    private static double timedStream(Conn c, int writeSize, double seconds) throws IOException {
+        long target = (long) (seconds * 1e9);
+        long bytes = FIRST_WRITES * writeSize;
+        long took;
+        while ((took = stream(c, writeSize, bytes)) < target / 4) {
+            bytes *= 2;
+        }
+        long timed = Math.max(writeSize, (long) (bytes * ((double) target / Math.max(1, took))));
+        return (timed / 1048576.0) / (stream(c, writeSize, timed) / 1e9);
+    }
+
+    /** Streams {@code bytes} in {@code writeSize} writes; returns the nanoseconds it took, the answer included. */
+    private static long stream(Conn c, int writeSize, long bytes) throws IOException {
         c.out().write(ByteBuffer.allocate(8).putLong(bytes).array());
         byte[] chunk = new byte[writeSize];
         long t0 = System.nanoTime();
@@ -234,7 +257,7 @@ public final class PingPongApp {
         if (c.in().read() != 1) {
             throw new IOException("no answer after the stream");
         }
-        return (bytes / 1048576.0) / ((System.nanoTime() - t0) / 1e9);
+        return System.nanoTime() - t0;
     }
 
     private static double selectorPings(SocketChannel ch, int pings) throws IOException {

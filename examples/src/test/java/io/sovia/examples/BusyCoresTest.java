@@ -43,7 +43,7 @@ class BusyCoresTest {
                 int port = server.awaitPort(Duration.ofSeconds(60));
                 try (ForkedJvm client = ForkedJvm.start(dir, "client",
                         ForkedJvm.Options.agent(dir.resolve("client.stats.json")), PingPongApp.class, "client", "nio",
-                        String.valueOf(port), String.valueOf(PINGS), "2")) {
+                        String.valueOf(port), String.valueOf(PINGS), "0.2")) {
                     String result = client.awaitResult(Duration.ofSeconds(150));
                     System.out.println("busy cores: " + result);
                     server.awaitExit(Duration.ofSeconds(30));
