@@ -61,8 +61,8 @@ run() {
   if [ "$MODE" = one-jvm ]; then
     local cpus=$scpu
     [ "$scpu" = "$ccpu" ] || cpus="$scpu,$ccpu"
-    taskset -c "$cpus" "$JAVA" "${cflags[@]}" -cp "$CP" io.sovia.examples.PingPongApp both "$api" "$PINGS" "$STREAM_SECONDS" \
-      >"$OUT/$label.out"
+    taskset -c "$cpus" "$JAVA" "${cflags[@]}" -cp "$CP" io.sovia.examples.PingPongApp both "$api" "$PINGS" \
+      "$STREAM_SECONDS" >"$OUT/$label.out"
     return
   fi
   rm -f "$OUT/port"
@@ -134,8 +134,9 @@ for pin in "same-core 0 0" "separate-cores 0 1"; do
     first_api=$(set -- $APIS; echo "$1")
     sovia=$(field rtt_us "$OUT/$1-$first_api-yes.out")
     awk -v p="$1" -v b="$floor" -v s="$sovia" -v a="$first_api" \
-      'BEGIN { printf "%-15s %-9s %-6s %9s   %s rtt with the agent is %.1fx the bare ring%s\n", p, "bare-ring", "-", b, a,
-               s / b, p == "same-core" ? " (each end spins 1,000 pauses before it yields: on one core every wait burns them first)" : "" }'
+      -v why="(each end spins 1,000 pauses before it yields: on one core every wait burns them first)" \
+      'BEGIN { printf "%-15s %-9s %-6s %9s   %s rtt with the agent is %.1fx the bare ring%s\n", p, "bare-ring", "-",
+               b, a, s / b, p == "same-core" ? " " why : "" }'
     csv "$1" - bare-ring "$floor" "" "" "" ""
     uds=$(reference UnixSocketPing "$OUT/ping.sock" "$2" "$3")
     csv "$1" - unix-socket "$uds" "" "" "" ""

@@ -74,8 +74,8 @@ public final class PingPongApp {
     }
 
     private static void usage() {
-        System.err.println("usage: PingPongApp server API | client API PORT [pings] [seconds] | both API [pings] [seconds]"
-                + "  (API: nio, net, selector)");
+        System.err.println("usage: PingPongApp server API | client API PORT [pings] [seconds]"
+                + " | both API [pings] [seconds]  (API: nio, net, selector)");
         System.exit(2);
     }
 
