@@ -287,17 +287,13 @@ final class ForkedJvm implements AutoCloseable {
             }
             Thread.sleep(10);
         }
-        String others = othersReport();
-        dumpThreadsAndKill();
-        return fail(name + " printed no line like " + line + " within " + timeout + "\n" + report() + others);
+        return killAndFail(name + " printed no line like " + line + " within " + timeout);
     }
 
     /** Waits for the end within {@code timeout} (or kills it and fails); returns the exit status. */
     int awaitExit(Duration timeout) throws Exception {
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-            String others = othersReport();
-            dumpThreadsAndKill();
-            fail(name + " did not finish within " + timeout + "; killed it\n" + report() + others);
+            killAndFail(name + " did not finish within " + timeout + "; killed it");
         }
         return process.exitValue();
     }
@@ -315,9 +311,7 @@ final class ForkedJvm implements AutoCloseable {
             }
             Thread.sleep(50);
         }
-        String others = othersReport();
-        dumpThreadsAndKill();
-        return fail(name + " announced no port within " + timeout + "\n" + report() + others);
+        return killAndFail(name + " announced no port within " + timeout);
     }
 
     /** Closing a server role's standard input tells it to stop. */
@@ -328,9 +322,7 @@ final class ForkedJvm implements AutoCloseable {
     /** Waits for the end, which must be exit status 0 within {@code timeout}; returns stdout. */
     String awaitSuccess(Duration timeout) throws Exception {
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-            String others = othersReport();
-            dumpThreadsAndKill();
-            fail(name + " did not finish within " + timeout + "; killed it\n" + report() + others);
+            killAndFail(name + " did not finish within " + timeout + "; killed it");
         }
         assertEquals(0, process.exitValue(), () -> name + " failed\n" + report());
         System.out.printf("%s: %.1f s%n", name, (System.nanoTime() - startNanos) / 1e9);
@@ -368,15 +360,7 @@ final class ForkedJvm implements AutoCloseable {
         }
     }
 
-    /**
-     * For a JVM that overstayed: SIGQUIT first, so its thread dump (on its stdout) shows where it
-     * hangs in the report; then kill it.
-     */
-    private void dumpThreadsAndKill() {
-        dumpThreads();
-        kill();
-    }
-
+    /** SIGQUIT: the JVM's thread dump (on its stdout) shows in its report where it hangs. */
     private void dumpThreads() {
         try {
             Process quit = new ProcessBuilder("kill", "-QUIT", String.valueOf(process.pid()))
@@ -388,6 +372,17 @@ final class ForkedJvm implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /**
+     * For a JVM that overstayed: fails with {@code what}, its report and those of the test's other JVMs still running,
+     * each with a thread dump taken before this one is killed.
+     */
+    private <T> T killAndFail(String what) {
+        String others = othersReport();
+        dumpThreads();
+        kill();
+        return fail(what + "\n" + report() + others);
     }
 
     /**

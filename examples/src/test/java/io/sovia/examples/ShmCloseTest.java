@@ -30,8 +30,8 @@ class ShmCloseTest {
      *               {@code hook} (System.exit, then the app's shutdown hook writes and closes)
      */
     @ParameterizedTest(name = "{0} bytes, then {1}")
-    @CsvSource({"1000, close", "1000000, close", "1048576, close", "1100000, close", "4194304, close", "4400000, close", "10000000, close",
-        "1100000, exit", "1000, hook", "1100000, hook"})
+    @CsvSource({"1000, close", "1000000, close", "1048576, close", "1100000, close", "4194304, close",
+        "4400000, close", "10000000, close", "1100000, exit", "1000, hook", "1100000, hook"})
     @Timeout(120)
     void everythingWrittenBeforeTheWriterExitsArrives(long bytes, String ending) throws Exception {
         try (ForkedJvm server = ForkedJvm.start(dir, "server", options(true, "server"),
