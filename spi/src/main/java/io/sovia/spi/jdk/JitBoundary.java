@@ -7,6 +7,8 @@ import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * Keeps HotSpot's C2 from compiling the engine into every method that calls it, through a compiler directive (JEP
@@ -25,16 +27,48 @@ import java.nio.file.Path;
  * sit above them and hide theirs for every method.
  */
 public final class JitBoundary {
-    /** The engine's entry points, and the sleep path behind the wait (a call costs nothing beside a sleep). */
-    private static final String DIRECTIVES = "[ { match: \"*.*\", c2: { inline: [\n"
-            + "    \"-io/sovia/spi/engine/Session.*\",\n"
-            + "    \"-io/sovia/spi/engine/SpinThenSleep.await\",\n"
-            + "    \"-io/sovia/spi/engine/DoorbellSleeper.*\",\n"
-            + "    \"-io/sovia/spi/engine/SessionWaiters.*\" ] } } ]\n";
+    /**
+     * Methods no C2 compilation inlines. The engine's entry points ({@code Session}), and the sleep path behind the
+     * wait (a call costs nothing beside a sleep), keep the engine out of the app's methods. The rest keep one
+     * compilation from taking in a whole tree that C2 also compiles on its own, at a cost that grows faster than the
+     * tree: {@code SessionMachine}'s entries were compiled twice, inside {@code Session}'s and alone (7 KB of
+     * bytecode each for a write); a selector's round took in the key scans, the interest updates and the word sleep
+     * (5 KB, 0.9 s of C2 per JVM, against 0.13 s with these boundaries); and an accept took in the listener's claim,
+     * the hello's parsing and the session's construction (10 KB, 1 s). Each of these runs once per call of the app,
+     * so a call more costs nanoseconds.
+     */
+    private static final List<String> NOT_INLINED = List.of(
+            "io/sovia/spi/engine/Session.*",
+            "io/sovia/spi/engine/SpinThenSleep.await",
+            "io/sovia/spi/engine/DoorbellSleeper.*",
+            "io/sovia/spi/engine/SessionWaiters.*",
+            "io/sovia/spi/engine/SessionMachine.write",
+            "io/sovia/spi/engine/SessionMachine.read",
+            "io/sovia/spi/engine/SessionMachine.isReadable",
+            "io/sovia/spi/nio/SoviaSelector.processUpdates",
+            "io/sovia/spi/nio/SoviaSelector.processDeregistrations",
+            "io/sovia/spi/nio/SoviaSelector.scanUserKeys",
+            "io/sovia/spi/nio/SoviaSelector.armUserKeys",
+            "io/sovia/spi/nio/SoviaSelector.spinForReadiness",
+            "io/sovia/spi/nio/WordSelect.prepare",
+            "io/sovia/spi/nio/WordSelect.sleep",
+            "io/sovia/spi/route/Listeners.claim",
+            "io/sovia/spi/route/Upgrade.*",
+            "io/sovia/spi/backend/Sessions.*",
+            "io/sovia/shm/ShmListener.claim",
+            "io/sovia/shm/ShmIdleChannels.read",
+            "io/sovia/shm/ShmTransport.offer");
+    private static final String DIRECTIVES = NOT_INLINED.stream().map(m -> "    \"-" + m + "\"")
+            .collect(Collectors.joining(",\n", "[ { match: \"*.*\", c2: { inline: [\n", " ] } } ]\n"));
     private static final String MBEAN = "com.sun.management.internal.DiagnosticCommandImpl";
     private static final String PROVIDER = "com.sun.management.internal.PlatformMBeanProviderImpl";
 
     private JitBoundary() {
+    }
+
+    /** The methods the directive keeps from being inlined, as {@code package/Class.method} ({@code *}: all). */
+    public static List<String> notInlined() {
+        return NOT_INLINED;
     }
 
     /** Adds the directive on a thread of its own (the diagnostic command's setup takes a few milliseconds). */
