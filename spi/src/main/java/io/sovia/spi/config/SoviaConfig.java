@@ -194,10 +194,14 @@ public final class SoviaConfig {
     /** Whether connects may take {@code path} ({@code jvm}, {@code shm}, {@code eth}); read at each connect. */
     public static boolean pathAllowed(String path) {
         String paths = System.getProperty(PATHS, "jvm,shm,eth,tcp");
-        for (String p : paths.split(",")) {
-            if (p.trim().equalsIgnoreCase(path)) {
+        // no String.split: at every connect it became hot enough for C2, 0.2 s of compiling in a fresh JVM
+        for (int from = 0; from <= paths.length(); ) {
+            int comma = paths.indexOf(',', from);
+            int to = comma < 0 ? paths.length() : comma;
+            if (paths.substring(from, to).trim().equalsIgnoreCase(path)) {
                 return true;
             }
+            from = to + 1;
         }
         return false;
     }

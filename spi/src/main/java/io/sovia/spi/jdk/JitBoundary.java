@@ -34,7 +34,8 @@ public final class JitBoundary {
      * tree: {@code SessionMachine}'s entries were compiled twice, inside {@code Session}'s and alone (7 KB of
      * bytecode each for a write); a selector's round took in the key scans, the interest updates and the word sleep
      * (5 KB, 0.9 s of C2 per JVM, against 0.13 s with these boundaries); and an accept took in the listener's claim,
-     * the hello's parsing and the session's construction (10 KB, 1 s). Each of these runs once per call of the app,
+     * the hello's parsing and the session's construction (10 KB, 1 s), and with those kept apart, the session's
+     * settings, which a connect reads from eleven properties (8 KB, 0.8 s). Each of these runs once per call of the app,
      * so a call more costs nanoseconds.
      */
     private static final List<String> NOT_INLINED = List.of(
@@ -55,6 +56,7 @@ public final class JitBoundary {
             "io/sovia/spi/route/Listeners.claim",
             "io/sovia/spi/route/Upgrade.*",
             "io/sovia/spi/backend/Sessions.*",
+            "io/sovia/spi/config/SoviaConfig.*",
             "io/sovia/shm/ShmListener.claim",
             "io/sovia/shm/ShmIdleChannels.read",
             "io/sovia/shm/ShmTransport.offer");
