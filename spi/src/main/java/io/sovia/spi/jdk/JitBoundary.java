@@ -8,13 +8,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.Collectors;
 
 /**
  * Keeps HotSpot's C2 from compiling the engine into every method that calls it, through a compiler directive (JEP
  * 165's Compiler Control, the {@code Compiler.directives_add} diagnostic command, run in-process): no method inlines
  * the engine's entry points ({@code Session}'s methods, and {@code SpinThenSleep.await}, the wait, with the sleep
- * behind it), so each compiles once, as a method of its own. Speed only: where the directive cannot be added nothing else changes.
+ * behind it), so each compiles once, as a method of its own. Speed only: where the directive cannot be added
+ * nothing else changes.
  *
  * <p>Why: every app method that calls a socket stream or channel ({@code BufferedInputStream.read},
  * {@code Channels}' streams, a selector loop) had the engine's whole read or write path inlined into it, up to C2's
@@ -35,8 +35,8 @@ public final class JitBoundary {
      * bytecode each for a write); a selector's round took in the key scans, the interest updates and the word sleep
      * (5 KB, 0.9 s of C2 per JVM, against 0.13 s with these boundaries); and an accept took in the listener's claim,
      * the hello's parsing and the session's construction (10 KB, 1 s), and with those kept apart, the session's
-     * settings, which a connect reads from eleven properties (8 KB, 0.8 s). Each of these runs once per call of the app,
-     * so a call more costs nanoseconds.
+     * settings, which a connect reads from eleven properties (8 KB, 0.8 s). Each of these runs once per call of the
+     * app, so a call more costs nanoseconds.
      */
     private static final List<String> NOT_INLINED = List.of(
             "io/sovia/spi/engine/Session.*",
@@ -60,8 +60,8 @@ public final class JitBoundary {
             "io/sovia/shm/ShmListener.claim",
             "io/sovia/shm/ShmIdleChannels.read",
             "io/sovia/shm/ShmTransport.offer");
-    private static final String DIRECTIVES = NOT_INLINED.stream().map(m -> "    \"-" + m + "\"")
-            .collect(Collectors.joining(",\n", "[ { match: \"*.*\", c2: { inline: [\n", " ] } } ]\n"));
+    private static final String DIRECTIVES = "[ { match: \"*.*\", c2: { inline: [\n    \"-"
+            + String.join("\",\n    \"-", NOT_INLINED) + "\" ] } } ]\n";
     private static final String MBEAN = "com.sun.management.internal.DiagnosticCommandImpl";
     private static final String PROVIDER = "com.sun.management.internal.PlatformMBeanProviderImpl";
 
