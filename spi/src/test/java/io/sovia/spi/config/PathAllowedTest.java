@@ -4,6 +4,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.util.List;
+
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -17,29 +19,29 @@ class PathAllowedTest {
 
     @Test
     void everyPathIsAllowedByDefault() {
-        for (String path : new String[] {"jvm", "shm", "eth", "tcp"}) {
-            assertTrue(SoviaConfig.pathAllowed(path), path);
-        }
-        assertFalse(SoviaConfig.pathAllowed("rdma"));
+        assertPaths(null, List.of("jvm", "shm", "eth", "tcp"), List.of("rdma"));
     }
 
     @Test
     void aListAllowsItsPathsOnly() {
-        System.setProperty(SoviaConfig.PATHS, " SHM ,tcp");
-        assertTrue(SoviaConfig.pathAllowed("shm"));
-        assertTrue(SoviaConfig.pathAllowed("tcp"));
-        assertFalse(SoviaConfig.pathAllowed("jvm"));
-        assertFalse(SoviaConfig.pathAllowed("sh"));
-        assertFalse(SoviaConfig.pathAllowed(""));
+        assertPaths(" SHM ,tcp", List.of("shm", "tcp"), List.of("jvm", "sh", ""));
     }
 
     @Test
-    void emptyEntriesAreSkippedAndAnEmptyListAllowsNothing() {
-        System.setProperty(SoviaConfig.PATHS, "jvm,,eth,");
-        assertTrue(SoviaConfig.pathAllowed("jvm"));
-        assertTrue(SoviaConfig.pathAllowed("eth"));
-        assertFalse(SoviaConfig.pathAllowed("shm"));
-        System.setProperty(SoviaConfig.PATHS, "");
-        assertFalse(SoviaConfig.pathAllowed("tcp"));
+    void emptyEntriesNameNoPathAndAnEmptyListAllowsNone() {
+        assertPaths("jvm,,eth,", List.of("jvm", "eth"), List.of("shm"));
+        assertPaths("", List.of(), List.of("tcp"));
+    }
+
+    /** With {@code sovia.paths} at {@code paths} (null: unset), {@code allowed} are allowed, {@code refused} not. */
+    private static void assertPaths(String paths, List<String> allowed, List<String> refused) {
+        if (paths == null) {
+            System.clearProperty(SoviaConfig.PATHS);
+        } else {
+            System.setProperty(SoviaConfig.PATHS, paths);
+        }
+        String setting = "sovia.paths=" + paths;
+        allowed.forEach(path -> assertTrue(SoviaConfig.pathAllowed(path), setting + " allows " + path));
+        refused.forEach(path -> assertFalse(SoviaConfig.pathAllowed(path), setting + " refuses " + path));
     }
 }
