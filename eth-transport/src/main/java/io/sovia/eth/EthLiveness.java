@@ -73,12 +73,22 @@ final class EthLiveness {
         return JdkNio.fd(listener);
     }
 
-    /** Takes every probe of a peer waiting in the listener's queue and closes it (its handshake was the answer). */
-    void acceptAll() throws IOException {
+    /**
+     * Takes every probe of a peer waiting in the listener's queue and closes it (its handshake was the answer). Not
+     * with a reset: a prober that looks only after this (its receiver thread waiting for a core) would read the reset
+     * from {@code finishConnect} and bury this live JVM. A FIN leaves its connect readable as done; the prober's own
+     * close is the reset, so neither end keeps a TIME_WAIT entry.
+     *
+     * @return how many probes it took
+     */
+    int acceptAll() throws IOException {
+        int taken = 0;
         SocketChannel probe;
         while ((probe = listener.accept()) != null) {
-            closeAbortively(probe);
+            probe.close();
+            taken++;
         }
+        return taken;
     }
 
     /**
@@ -138,12 +148,17 @@ final class EthLiveness {
         return verdict;
     }
 
-    /** Closes with a reset, so neither end keeps a TIME_WAIT entry per probe. */
+    /**
+     * Closes a probe with a reset, so neither end keeps a TIME_WAIT entry per probe: also one whose connect this end
+     * never finished, since the kernel may have completed its handshake, and a plain close would send a FIN.
+     */
     private static void closeAbortively(SocketChannel channel) {
         try {
-            if (channel.isConnected()) {
-                channel.setOption(StandardSocketOptions.SO_LINGER, 0);
-            }
+            channel.setOption(StandardSocketOptions.SO_LINGER, 0);
+        } catch (IOException notSet) {
+            // a failed connect's socket: it has no connection to reset
+        }
+        try {
             channel.close();
         } catch (IOException ignored) {
             // a probe's end; nothing else to release
