@@ -46,6 +46,8 @@ final class EthPort {
     private final RxRing ring;
     /** The thread reading the ring, or null. */
     private final AtomicReference<Thread> pumper = new AtomicReference<>();
+    /** The pump's frame delivery; the {@link #pumper}'s. */
+    private final Delivery delivery = new Delivery();
     /** Connects of this JVM waiting for the answer to their hello ({@link EthLink#hello}). */
     final AtomicInteger hellosWaiting = new AtomicInteger();
     private final AtomicReferenceArray<EthLink> links = new AtomicReferenceArray<>(MAX_LINKS);
@@ -236,20 +238,38 @@ final class EthPort {
      * it returns at once, as that pump goes on.
      */
     void pumpAfterOthers() {
+        pumpAfterOthers(Integer.MAX_VALUE, -1);
+    }
+
+    /**
+     * As {@link #pumpAfterOthers()}, but moves {@code maxFrames} frames at most, and gives up when another thread
+     * still pumps after {@code maxWaitNanos} (negative: waits as long as it takes): for the receiver thread, which
+     * must get back to its control frames and beats between batches. A stream's frames kept it in one pump, or
+     * waiting for another thread's (which then delivers the frames), for up to a second, its beats late by as much
+     * and its hellos unanswered.
+     */
+    void pumpAfterOthers(int maxFrames, long maxWaitNanos) {
         Thread me = Thread.currentThread();
         if (pumper.get() == me) {
             return;
         }
+        long waitedSince = 0;
         for (int spins = 0; !pumper.compareAndSet(null, me); spins++) {
             if (spins < PUMP_WAIT_SPINS) {
                 Thread.onSpinWait();
-            } else {
-                // the holder may have lost its core to this thread (threads outnumber cores): let it finish
-                Thread.yield();
+                continue;
             }
+            long now = System.nanoTime();
+            if (waitedSince == 0) {
+                waitedSince = now;
+            } else if (maxWaitNanos >= 0 && now - waitedSince > maxWaitNanos) {
+                return;
+            }
+            // the holder may have lost its core to this thread (threads outnumber cores): let it finish
+            Thread.yield();
         }
         try {
-            drain(null, null, 0);
+            drain(null, null, 0, maxFrames);
         } finally {
             pumper.set(null);
         }
@@ -268,39 +288,54 @@ final class EthPort {
             return 0;
         }
         try {
-            return drain(target, handler, limit);
+            return drain(target, handler, limit, Integer.MAX_VALUE);
         } finally {
             pumper.set(null);
         }
     }
 
-    /** The pump's work, by the thread that holds {@link #pumper}. */
-    private int drain(EthLink target, FrameHandler handler, int limit) {
-        int taken = 0;
-        boolean direct = target != null;
-        ByteBuffer b = ring.buffer();
-        while (ring.ready()) {
-            int slot = ring.slot();
-            try {
-                int frame = ring.frame(slot);
-                EthLink link = destination(b, frame, ring.length(slot));
-                if (link != null) {
-                    int at = frame + EthFrameDescriptor.HEADER_LENGTH;
-                    int length = EthFrameDescriptor.payloadLength(b, frame);
-                    if (link == target && direct && taken < limit && handler.onFrame(b, at, length)) {
-                        taken++;
-                    } else {
-                        direct &= link != target;
-                        link.receive(b, at, length);
-                    }
-                }
-            } finally {
-                // even if the engine threw: a frame left in the ring would come round again at every pump,
-                // and every link of this JVM waits behind it
-                ring.release(slot);
+    /** The pump's work, by the thread that holds {@link #pumper}: one lap of the ring at most ({@link RxRing#drain}). */
+    private int drain(EthLink target, FrameHandler handler, int limit, int maxFrames) {
+        delivery.start(target, handler, limit);
+        ring.drain(delivery, maxFrames);
+        return delivery.taken;
+    }
+
+    /**
+     * Where a pump's frames go: to their links' queues, or for the target of {@link #pump(EthLink, FrameHandler, int)}
+     * straight to its handler while it takes them and no frame of the target's has been queued. Owned by the thread
+     * that holds {@link #pumper}.
+     */
+    private final class Delivery implements RxRing.FrameVisitor {
+        private EthLink target;
+        private FrameHandler handler;
+        private int limit;
+        private boolean direct;
+        int taken;
+
+        void start(EthLink target, FrameHandler handler, int limit) {
+            this.target = target;
+            this.handler = handler;
+            this.limit = limit;
+            this.direct = target != null;
+            this.taken = 0;
+        }
+
+        @Override
+        public void visit(ByteBuffer b, int frame, int length) {
+            EthLink link = destination(b, frame, length);
+            if (link == null) {
+                return;
+            }
+            int at = frame + EthFrameDescriptor.HEADER_LENGTH;
+            int payload = EthFrameDescriptor.payloadLength(b, frame);
+            if (link == target && direct && taken < limit && handler.onFrame(b, at, payload)) {
+                taken++;
+            } else {
+                direct &= link != target;
+                link.receive(b, at, payload);
             }
         }
-        return taken;
     }
 
     /** The link the frame at {@code frame} is for, or null when it is for none (dropped and counted). */

@@ -28,6 +28,10 @@ final class EthReceiver implements Agent {
     private static final long PROBE = 3;
     private static final long LIVENESS = 4;
     private static final long BEAT_NANOS = 100_000_000;
+    /** Frames the receiver moves from the ring before it looks at its control socket and beats again. */
+    private static final int DATA_BATCH = 64;
+    /** How long the receiver waits for another thread's pump before it looks at its control socket and beats. */
+    private static final long PUMP_WAIT_NANOS = 1_000_000;
 
     private final EthPort port;
     private final NativeOs os;
@@ -105,8 +109,9 @@ final class EthReceiver implements Agent {
                 drainControl();
             } else if (readyData[i] == DATA) {
                 // while another thread pumps, the ring stays readable: waiting on epoll again would spin, on the
-                // core that thread may need to finish (10 ping-pong threads on one core: 6,700 pings a second)
-                port.pumpAfterOthers();
+                // core that thread may need to finish (10 ping-pong threads on one core: 6,700 pings a second).
+                // In batches, waiting a millisecond at most: see pumpAfterOthers
+                port.pumpAfterOthers(DATA_BATCH, PUMP_WAIT_NANOS);
             } else if (readyData[i] == PROBE) {
                 judgeSilent(System.nanoTime(), false);
             } else if (readyData[i] == LIVENESS) {
@@ -240,9 +245,9 @@ final class EthReceiver implements Agent {
     }
 
     private void beat(long now) throws IOException {
+        judgeSilent(now, true); // first: a lap of the ring (a stream's) can take milliseconds
         port.pump(); // frames nobody polled for a while: acknowledgements and data still count
         SoviaStats.dropped("eth-ring-overflow", port.os.drops(port.dataFd) + port.os.drops(port.controlFd));
-        judgeSilent(now, true);
         for (EthListener listener : port.listeners.values()) {
             listener.sweep(now);
         }
