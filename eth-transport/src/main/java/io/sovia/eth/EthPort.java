@@ -294,7 +294,7 @@ final class EthPort {
         }
     }
 
-    /** The pump's work, by the thread that holds {@link #pumper}: one lap of the ring at most ({@link RxRing#drain}). */
+    /** The pump's work, by the thread that holds {@link #pumper}: a lap of the ring at most ({@link RxRing#drain}). */
     private int drain(EthLink target, FrameHandler handler, int limit, int maxFrames) {
         delivery.start(target, handler, limit);
         ring.drain(delivery, maxFrames);

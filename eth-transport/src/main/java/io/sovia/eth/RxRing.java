@@ -55,10 +55,11 @@ final class RxRing {
     /**
      * Hands the frames waiting to {@code visitor} in order, giving each slot back to the kernel once visited (also
      * when the visitor throws: a frame left in the ring would come round again at every drain, and every link of this
-     * JVM would wait behind it), and returns after {@code maxFrames} frames or one lap of the ring, whichever is less. Every frame waiting when the call
-     * began is among those, since the ring holds no more; frames that keep coming meanwhile wait for the next call.
-     * Without the bound a stream kept one drain going for as long as it flowed: the receiver thread spent 150-960 ms
-     * in one, delivering frames and waking their readers, while its beats waited and its peers took it for silent.
+     * JVM would wait behind it), and returns after {@code maxFrames} frames or one lap of the ring, whichever comes
+     * first. A lap takes every frame that waited when the call began, since the ring holds no more; frames that keep
+     * coming meanwhile wait for the next call. Without the bound a stream kept one drain going for as long as it
+     * flowed: the receiver thread spent up to a second in one, delivering frames and waking their readers, while its
+     * beats waited and its peers took it for silent.
      *
      * @return how many frames it visited
      */
