@@ -21,9 +21,11 @@
 #            ping-ponging 64 B with TCP_NODELAY), round trips a second over all of them for SECONDS_PER_RUN; with
 #            the agent, how many connections went over eth (a connect whose hello is not answered within
 #            sovia.eth.connect.millis uses TCP: counted, not a failure)
+#   busy     MTU 1500: 64 B round trips as in rtt (PINGS/2 of them) with a CPU-bound process pinned to each core, so no
+#            wait spins and each message wakes its reader: the case where every core is busy
 # Targets (a missed one is reported, not an error): round trips TCP/eth >= 2x and eth/floor <= 2x; streams at
 # MTU 1500 >= 1.4 GB/s (1.4e9 B/s = 1335 MiB/s) over eth, at MTU 9000 eth/TCP >= 1x; many connections eth/TCP >= 1x
-# (never slower than TCP).
+# (never slower than TCP); with busy cores TCP/eth >= 1x (never slower than TCP).
 # PingPongApp's rtt_us is a mean; the floor is ringpong's median (p50), which one stall cannot lift as it can the
 # mean (printed too, with p99).
 # Exit status: 0 when every run ran (targets met or not); 1 when one failed (did not start, failed, timed out:
@@ -40,7 +42,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-SECTIONS=${*:-rtt streams jumbo conns}
+SECTIONS=${*:-rtt streams jumbo conns busy}
 CONNS=${CONNS:-10 100}
 PINGS=${PINGS:-100000}
 PING_SIZES=${PING_SIZES:-64 1024}
@@ -56,6 +58,7 @@ HEADERS=72 # what the eth path puts before a payload: 14 Ethernet + 26 Sovia + 3
 OUT=$(mktemp -d)
 HOSTS=$OUT/hosts.txt
 PIDS=()
+HOGS=()
 FAILURES=()
 declare -A R=() # results: rtt,SIZE,no|yes  ring,SIZE (p50)  stream,MTU,no|yes
 
@@ -63,7 +66,7 @@ say() { echo "eth-speed.sh: $*" >&2; }
 
 cleanup() {
   local p
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}" "${HOGS[@]}"; do kill "$p" 2>/dev/null || true; done
   jobs -p | xargs -r kill 2>/dev/null || true
   "$NETNS" down >/dev/null 2>&1 || true
   if ((${#FAILURES[@]} > 0)); then
@@ -76,7 +79,7 @@ cleanup() {
 trap cleanup EXIT
 
 for s in $SECTIONS; do
-  case $s in rtt | streams | jumbo | conns) ;; *) say "unknown section $s (rtt, streams, jumbo, conns)"; exit 2 ;; esac
+  case $s in rtt | streams | jumbo | conns | busy) ;; *) say "unknown section $s (rtt, streams, jumbo, conns, busy)"; exit 2 ;; esac
 done
 for n in $PINGS $RUN_SECONDS; do
   [[ $n =~ ^[0-9]+$ ]] && ((n > 0)) || { say "PINGS and SECONDS_PER_RUN must be positive integers"; exit 2; }
@@ -269,9 +272,10 @@ ring() {
   printf '%48s takes about %s us a round trip on these veths without a JVM or a protocol)\n' "" "$p50"
 }
 
-# pings SIZE AGENT: PingPongApp nio round trips
+# pings SIZE AGENT [SECTION]: PingPongApp nio round trips, recorded under SECTION (rtt, or busy with the hogs running)
 pings() {
-  local size=$1 agent=$2 tag=pings-$1-$2 what="PingPongApp nio $1 B, agent $2 (MTU $MTU)" port rc=0 src=0 value
+  local size=$1 agent=$2 section=${3:-rtt} tag=pings-${3:-rtt}-$1-$2 port rc=0 src=0 value
+  local what="PingPongApp nio $1 B, agent $2 (MTU $MTU${3:+, $3})"
   flags "$tag" "$agent" server
   serve "$tag" $((PING_TIMEOUT + 60)) '^PORT ' "$what" "$JAVA" "${JFLAGS[@]}" -Ddemo.host=$IP_B \
     -Ddemo.ping.bytes="$size" -cp "$CP" io.sovia.examples.PingPongApp server nio || return 0
@@ -293,10 +297,10 @@ pings() {
   fi
   ((src == 0)) || { fail "$what: the server's exit status $src" "$OUT/$tag.server.err"; return 0; }
   [[ $agent == no ]] || over_eth "$tag" "$what" || return 0
-  R[rtt,$size,$agent]=$value
-  record rtt nio "$size" "$agent" "$value" rtt_us
-  printf 'rtt     mtu %-5s %-10s  %5s B  %10s us\n' "$MTU" "$([[ $agent == yes ]] && echo 'Sovia eth' || echo 'JDK TCP')" \
-    "$size" "$value"
+  R[$section,$size,$agent]=$value
+  record "$section" nio "$size" "$agent" "$value" rtt_us
+  printf '%-7s mtu %-5s %-10s  %5s B  %10s us\n' "$section" "$MTU" \
+    "$([[ $agent == yes ]] && echo 'Sovia eth' || echo 'JDK TCP')" "$size" "$value"
 }
 
 # stream AGENT: StreamApp direct 64 KiB writes
@@ -381,7 +385,8 @@ others() {
 
 # --- measure -------------------------------------------------------------------------------------------------------
 others "at the start"
-if [[ " $SECTIONS " == *" rtt "* || " $SECTIONS " == *" streams "* || " $SECTIONS " == *" conns "* ]]; then
+if [[ " $SECTIONS " == *" rtt "* || " $SECTIONS " == *" streams "* || " $SECTIONS " == *" conns "* ||
+      " $SECTIONS " == *" busy "* ]]; then
   up 1500
   if [[ " $SECTIONS " == *" rtt "* ]]; then
     for size in $PING_SIZES; do
@@ -400,6 +405,16 @@ if [[ " $SECTIONS " == *" rtt "* || " $SECTIONS " == *" streams "* || " $SECTION
       many "$n" no
       many "$n" yes
     done
+  fi
+  if [[ " $SECTIONS " == *" busy "* ]]; then
+    for cpu in 0 1; do
+      taskset -c "$cpu" bash -c 'while :; do :; done' &
+      HOGS+=($!)
+    done
+    PINGS=$((PINGS / 2)) pings 64 no busy
+    PINGS=$((PINGS / 2)) pings 64 yes busy
+    for h in "${HOGS[@]}"; do kill "$h" 2>/dev/null || true; done
+    HOGS=()
   fi
 fi
 if [[ " $SECTIONS " == *" jumbo "* ]]; then
@@ -478,6 +493,13 @@ if [[ " $SECTIONS " == *" conns "* ]]; then
     printf '%6s %10s %10s %8s %8s   %s\n' "$n" "$(v "conns,$n,no")" "$(v "conns,$n,yes")" "${a}x" \
       "$(v "conns-eth,$n")" "$target"
   done
+  echo
+fi
+if [[ " $SECTIONS " == *" busy "* ]]; then
+  echo "Round trips with a CPU-bound process on each core, MTU 1500, PingPongApp nio, $((PINGS / 2)) pings (mean us)"
+  printf '%6s %10s %10s   %s\n' size "JDK TCP" "Sovia eth" "TCP/eth (target >=1x: never slower)"
+  a=$(ratio "$(v "busy,64,no")" "$(v "busy,64,yes")")
+  printf '%6s %10s %10s   %s\n' "64 B" "$(v "busy,64,no")" "$(v "busy,64,yes")" "$(judged "$a" '>=' 1)"
   echo
 fi
 echo "CSV: $CSV"
