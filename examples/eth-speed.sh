@@ -21,8 +21,8 @@
 #            ping-ponging 64 B with TCP_NODELAY), round trips a second over all of them for SECONDS_PER_RUN; with
 #            the agent, how many connections went over eth (a connect whose hello is not answered within
 #            sovia.eth.connect.millis uses TCP: counted, not a failure)
-#   busy     MTU 1500: 64 B round trips as in rtt (PINGS/2 of them) with a CPU-bound process pinned to each core, so no
-#            wait spins and each message wakes its reader: the case where every core is busy
+#   busy     MTU 1500: 64 B round trips as in rtt (PINGS/2 of them) with a CPU-bound process pinned to each
+#            core, so no wait spins and each message wakes its reader: the case where every core is busy
 # Targets (a missed one is reported, not an error): round trips TCP/eth >= 2x and eth/floor <= 2x; streams at
 # MTU 1500 >= 1.4 GB/s (1.4e9 B/s = 1335 MiB/s) over eth, at MTU 9000 eth/TCP >= 1x; many connections eth/TCP >= 1x
 # (never slower than TCP); with busy cores TCP/eth >= 1x (never slower than TCP).
@@ -60,7 +60,7 @@ HOSTS=$OUT/hosts.txt
 PIDS=()
 HOGS=()
 FAILURES=()
-declare -A R=() # results: rtt,SIZE,no|yes  ring,SIZE (p50)  stream,MTU,no|yes
+declare -A R=() # results: rtt,SIZE,no|yes  ring,SIZE (p50)  stream,MTU,no|yes  busy,64,no|yes
 
 say() { echo "eth-speed.sh: $*" >&2; }
 
@@ -79,7 +79,10 @@ cleanup() {
 trap cleanup EXIT
 
 for s in $SECTIONS; do
-  case $s in rtt | streams | jumbo | conns | busy) ;; *) say "unknown section $s (rtt, streams, jumbo, conns, busy)"; exit 2 ;; esac
+  case $s in
+    rtt | streams | jumbo | conns | busy) ;;
+    *) say "unknown section $s (rtt, streams, jumbo, conns, busy)"; exit 2 ;;
+  esac
 done
 for n in $PINGS $RUN_SECONDS; do
   [[ $n =~ ^[0-9]+$ ]] && ((n > 0)) || { say "PINGS and SECONDS_PER_RUN must be positive integers"; exit 2; }
