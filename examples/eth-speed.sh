@@ -277,7 +277,8 @@ ring() {
 
 # pings SIZE AGENT [SECTION]: PingPongApp nio round trips, recorded under SECTION (rtt, or busy with the hogs running)
 pings() {
-  local size=$1 agent=$2 section=${3:-rtt} tag=pings-${3:-rtt}-$1-$2 port rc=0 src=0 value
+  local size=$1 agent=$2 section=${3:-rtt} port rc=0 src=0 value
+  local tag=pings-$section-$size-$agent
   local what="PingPongApp nio $1 B, agent $2 (MTU $MTU${3:+, $3})"
   flags "$tag" "$agent" server
   serve "$tag" $((PING_TIMEOUT + 60)) '^PORT ' "$what" "$JAVA" "${JFLAGS[@]}" -Ddemo.host=$IP_B \

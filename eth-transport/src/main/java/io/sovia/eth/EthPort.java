@@ -234,8 +234,9 @@ final class EthPort {
     /**
      * As {@link #pump()}, but when another thread is at it, waits until it is done, so that every frame in the ring
      * when this was called has reached its link on return. A pump runs no blocking call (its wake-ups only try
-     * locks), so the wait is short; called from within a pump (the engine's code for the polling link runs there),
-     * it returns at once, as that pump goes on.
+     * locks), but it may deliver a lap of a stream's frames, each with its engine's work, so the wait can last
+     * milliseconds (the receiver thread takes the bounded form below); called from within a pump (the engine's code
+     * for the polling link runs there), it returns at once, as that pump goes on.
      */
     void pumpAfterOthers() {
         pumpAfterOthers(Integer.MAX_VALUE, -1);

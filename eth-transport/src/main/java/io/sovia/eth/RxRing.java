@@ -67,12 +67,13 @@ final class RxRing {
         int most = Math.min(slots, maxFrames);
         int visited = 0;
         while (visited < most && ready()) {
-            long slot = address + (long) next * slotSize;
+            int slot = next * slotSize;
+            long header = address + slot;
             try {
-                visitor.visit(buffer, next * slotSize + (UNSAFE.getShort(null, slot + MAC) & 0xFFFF),
-                        UNSAFE.getInt(null, slot + SNAP_LENGTH));
+                visitor.visit(buffer, slot + (UNSAFE.getShort(null, header + MAC) & 0xFFFF),
+                        UNSAFE.getInt(null, header + SNAP_LENGTH));
             } finally {
-                UNSAFE.putIntRelease(null, slot + STATUS, 0);
+                UNSAFE.putIntRelease(null, header + STATUS, 0);
                 next = next + 1 == slots ? 0 : next + 1;
                 visited++;
             }
