@@ -20,7 +20,8 @@ import java.util.concurrent.locks.LockSupport;
  * frames for this end wait in {@link #inbound}, where the port's pump (any polling thread of this JVM) puts them.
  *
  * <p>Threading: as {@link Link} says; {@link #receive} runs in the pump (one thread at a time), {@link #answered},
- * {@link #nudged()} and {@link #peerGone()} in the receiver thread.
+ * {@link #nudged()} and {@link #peerGone()} in the receiver thread, {@link #doorbellReadable()} in a sleeper that
+ * {@linkplain #claimReceiveFd() slept on the data socket}.
  */
 final class EthLink implements Link {
     private static final long HELLO_RESEND_NANOS = 5_000_000;
@@ -347,9 +348,27 @@ final class EthLink implements Link {
         }
     }
 
-    /** Nothing to do: the peer host's receiver wakes its sleepers when frames arrive. */
+    /** Nothing to do: the peer host's receiver (or its thread asleep on the data socket) wakes its sleepers. */
     @Override
     public void wakePeer() {
+    }
+
+    /** The data socket, while no other thread of this JVM sleeps on it ({@link EthReceiver#claimDataSleep()}). */
+    @Override
+    public int claimReceiveFd() {
+        return port.receiver.claimDataSleep() ? port.dataFd : -1;
+    }
+
+    @Override
+    public void releaseReceiveFd() {
+        port.receiver.releaseDataSleep();
+    }
+
+    /** The data socket woke its sleeper: the ring's frames go to their links, waking those armed. */
+    @Override
+    public boolean doorbellReadable() {
+        port.receiver.takeData();
+        return true;
     }
 
     @Override

@@ -18,8 +18,9 @@ import java.nio.ByteOrder;
 /**
  * The eth path's one thread per JVM: reads control frames (hellos, answers, nudges, beats, gone), beats to every
  * peer JVM and buries those gone silent, sweeps the listeners' hellos, and reads the data ring only while a link
- * has a sleeper ({@link #armed}): a polling thread reads the ring itself, and waking this thread for every frame
- * would cost a wake-up each on a core the app needs.
+ * has a sleeper ({@link #armed}) and no app thread sleeps on the data socket itself ({@link #claimDataSleep()}): a
+ * polling thread reads the ring itself, and waking this thread for every frame would cost a wake-up each on a core
+ * the app needs.
  */
 final class EthReceiver implements Agent {
     private static final long WAKE = 0;
@@ -45,8 +46,12 @@ final class EthReceiver implements Agent {
     private final long[] readyData = new long[4];
     private final int[] readyEvents = new int[4];
     private long nextBeat = System.nanoTime();
-    /** Links armed, and whether the data socket is watched; guarded by {@code this}. */
+    /**
+     * Links armed, whether a thread sleeps on the data socket in their stead ({@link #claimDataSleep()}), and whether
+     * this thread watches it; guarded by {@code this}.
+     */
     private int armedLinks;
+    private boolean dataSleeper;
     private boolean watchingData;
 
     EthReceiver(EthPort port) throws IOException {
@@ -79,7 +84,39 @@ final class EthReceiver implements Agent {
      */
     synchronized void armed(int delta) {
         armedLinks += delta;
-        boolean want = armedLinks > 0;
+        watchData();
+    }
+
+    /**
+     * Lets the calling thread, about to sleep for its link, sleep on the data socket itself unless another thread
+     * does: the kernel then wakes it when frames come, not this thread, which then had to wake it (two wake-ups, each
+     * ~60 us across cores here, and with every core busy each waits for a time slice: eth round trips were 0.3x TCP's
+     * under CPU-bound neighbours). While it sleeps there, this thread does not watch the socket: the sleeper takes
+     * the frames for every link whenever it wakes ({@link #takeData()}), waking their sleepers as this thread would,
+     * and gives the socket back ({@link #releaseDataSleep()}) before its wait ends; the ring keeps what came
+     * meanwhile, and the socket stays readable, so this thread finds it when it watches again. One thread at a time:
+     * every frame would wake each thread that polls the socket.
+     *
+     * @return whether the caller may sleep on {@link EthPort#dataFd}
+     */
+    synchronized boolean claimDataSleep() {
+        if (dataSleeper) {
+            return false;
+        }
+        dataSleeper = true;
+        watchData();
+        return true;
+    }
+
+    /** The thread that {@linkplain #claimDataSleep() slept on the data socket} stopped waiting. */
+    synchronized void releaseDataSleep() {
+        dataSleeper = false;
+        watchData();
+    }
+
+    /** Under {@code this}: watches the data socket while a link is armed and no app thread sleeps on it. */
+    private void watchData() {
+        boolean want = armedLinks > 0 && !dataSleeper;
         if (want != watchingData) {
             try {
                 os.epollControl(epoll, want ? NativeOs.EPOLL_CTL_ADD : NativeOs.EPOLL_CTL_DEL, port.dataFd,
@@ -108,10 +145,7 @@ final class EthReceiver implements Agent {
             if (readyData[i] == CONTROL) {
                 drainControl();
             } else if (readyData[i] == DATA) {
-                // while another thread pumps, the ring stays readable: waiting on epoll again would spin, on the
-                // core that thread may need to finish (10 ping-pong threads on one core: 6,700 pings a second).
-                // In batches, waiting a millisecond at most: see pumpAfterOthers
-                port.pumpAfterOthers(DATA_BATCH, PUMP_WAIT_NANOS);
+                takeData();
             } else if (readyData[i] == PROBE) {
                 judgeSilent(System.nanoTime(), false);
             } else if (readyData[i] == LIVENESS) {
@@ -127,6 +161,25 @@ final class EthReceiver implements Agent {
             nextBeat = now + BEAT_NANOS;
         }
         return n;
+    }
+
+    /**
+     * The data socket turned readable for whoever watched it: this thread, or the app thread that sleeps on it
+     * ({@link #claimDataSleep()}). While another thread pumps, the ring stays readable: waiting again at once would
+     * spin, on the core that thread may need to finish (10 ping-pong threads on one core: 6,700 pings a second). In
+     * batches, waiting a millisecond at most: see {@link EthPort#pumpAfterOthers(int, long)}. Readable with an
+     * empty ring, the socket has an error to take.
+     */
+    void takeData() {
+        if (port.ready()) {
+            port.pumpAfterOthers(DATA_BATCH, PUMP_WAIT_NANOS);
+            return;
+        }
+        try {
+            interfaceFailed(port.dataFd);
+        } catch (IOException e) {
+            SoviaLog.warnCounted("eth-interface", "cannot take the eth data socket's error", e);
+        }
     }
 
     /**

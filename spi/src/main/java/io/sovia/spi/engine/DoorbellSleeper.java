@@ -52,12 +52,20 @@ final class DoorbellSleeper {
         if (!doorbell.isOpen()) {
             throw new ClosedChannelException();
         }
+        return sleep(JdkNio.fd(doorbell), deadline);
+    }
+
+    /**
+     * As {@link #sleep(SelectableChannel, long)}, on a descriptor that is not a channel's
+     * ({@link Link#claimReceiveFd()}).
+     */
+    boolean sleep(int fd, long deadline) throws IOException {
         int timeout = -1;
         if (deadline != 0) {
             long millis = (deadline - System.nanoTime() + 999_999) / 1_000_000;
             timeout = (int) Math.min(Integer.MAX_VALUE, Math.max(1, millis));
         }
-        int ready = os.pollReadable(JdkNio.fd(doorbell), wakeFd, timeout);
+        int ready = os.pollReadable(fd, wakeFd, timeout);
         if ((ready & NativeOs.POLL_SECOND) != 0) {
             forget();
         }

@@ -23,6 +23,8 @@ public final class EngineCounters {
     public static final LongAdder SLEEPS = new LongAdder();
     /** Of the {@link #SLEEPS}, those on a link's wake word (a futex in an shm ring) rather than a doorbell or a park. */
     public static final LongAdder WORD_SLEEPS = new LongAdder();
+    /** Of the {@link #SLEEPS}, those on the transport's shared receive descriptor ({@link Link#claimReceiveFd()}). */
+    public static final LongAdder RECEIVE_FD_SLEEPS = new LongAdder();
     /** Spins ended because a yield ran another thread for long: the core was not free. */
     public static final LongAdder CONTENDED_SPINS = new LongAdder();
     /** Waits that slept without spinning because cores were busy ({@link FreeCores}). */
@@ -40,6 +42,7 @@ public final class EngineCounters {
                 + ", \"badTokens\": " + BAD_TOKENS.sum() + ", \"protocolErrors\": " + PROTOCOL_ERRORS.sum()
                 + ", \"resets\": " + RESETS.sum() + ", \"doorbells\": " + DOORBELLS.sum()
                 + ", \"sleeps\": " + SLEEPS.sum() + ", \"wordSleeps\": " + WORD_SLEEPS.sum()
+                + ", \"receiveFdSleeps\": " + RECEIVE_FD_SLEEPS.sum()
                 + ", \"contendedSpins\": " + CONTENDED_SPINS.sum()
                 + ", \"spinsSkipped\": " + SPINS_SKIPPED.sum() + ", \"serviceWakeups\": " + SERVICE_WAKEUPS.sum()
                 + "}";

@@ -116,6 +116,15 @@ public final class SessionWaiters {
         return link.doorbell();
     }
 
+    /** The descriptor one platform thread at a time may sleep on for this link, or -1 ({@link Link#claimReceiveFd()}). */
+    int claimReceiveFd() {
+        return link.claimReceiveFd();
+    }
+
+    void releaseReceiveFd() {
+        link.releaseReceiveFd();
+    }
+
     /** A sleeper found the doorbell rung: takes the ring and wakes the others too. */
     void doorbellRung() {
         link.doorbellReadable();

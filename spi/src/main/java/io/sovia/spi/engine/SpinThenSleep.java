@@ -10,7 +10,8 @@ import java.util.function.BooleanSupplier;
  * yields (so a peer on the same core still runs), while a core is free ({@link FreeCores}); pinned to busy cores
  * beside idle ones, yield a few times instead while that pays off ({@link BusyCoreSpins}); then arm the doorbell,
  * re-check, and sleep until rung: in the kernel on the link's wake word when it has one ({@link WordSleeper}),
- * else on its doorbell channel when it has one ({@link DoorbellSleep}), else parked. A wake-up across cores costs
+ * else on its doorbell channel when it has one ({@link DoorbellSleep}), else on its transport's receive descriptor
+ * when no other thread sleeps there ({@link Link#claimReceiveFd()}), else parked. A wake-up across cores costs
  * tens of microseconds on a VM, so the spin covers a typical request/response turn.
  *
  * <p>A virtual thread always parks: a JDK selector blocks its carrier on JDK 21-23, and one selector per
@@ -47,6 +48,7 @@ public final class SpinThenSleep {
             return true;
         }
         boolean interrupted = false;
+        int receiveFd = -1;
         try {
             if (yieldToBusyCores && spinNanos > 0 && !FreeCores.spinAllowed()) {
                 if (FreeCores.idleElsewhere() && busyCoreSpins.mayTry() && busyCoreSpins.yieldFor(ready)) {
@@ -64,8 +66,15 @@ public final class SpinThenSleep {
             long word = virtual ? 0 : waiters.wakeWord();
             WordSleeper wordSleeper = word == 0 ? null : WordSleeper.current();
             SelectableChannel doorbell = waiters.doorbell();
-            DoorbellSleeper doorbellSleeper = wordSleeper != null || doorbell == null || virtual
+            if (wordSleeper == null && doorbell == null && !virtual) {
+                receiveFd = waiters.claimReceiveFd();
+            }
+            DoorbellSleeper doorbellSleeper = wordSleeper != null || (doorbell == null && receiveFd < 0) || virtual
                     ? null : DoorbellSleep.sleeper();
+            if (doorbellSleeper == null && receiveFd >= 0) {
+                waiters.releaseReceiveFd();
+                receiveFd = -1;
+            }
             while (true) {
                 Object sleeper = me;
                 if (wordSleeper != null) {
@@ -97,11 +106,20 @@ public final class SpinThenSleep {
                         wordSleeper.sleep(deadline);
                     } else if (doorbellSleeper != null) {
                         try {
-                            rang = doorbellSleeper.sleep(doorbell, deadline);
+                            if (receiveFd >= 0) {
+                                EngineCounters.RECEIVE_FD_SLEEPS.increment();
+                                rang = doorbellSleeper.sleep(receiveFd, deadline);
+                            } else {
+                                rang = doorbellSleeper.sleep(doorbell, deadline);
+                            }
                         } catch (IOException ended) {
                             // the doorbell closed (the connection ended, which also wakes us) or poll
                             // failed: park from now on
                             doorbellSleeper = null;
+                            if (receiveFd >= 0) {
+                                waiters.releaseReceiveFd();
+                                receiveFd = -1;
+                            }
                         }
                     } else if (deadline == 0) {
                         LockSupport.park(this);
@@ -122,6 +140,9 @@ public final class SpinThenSleep {
                 }
             }
         } finally {
+            if (receiveFd >= 0) {
+                waiters.releaseReceiveFd();
+            }
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
