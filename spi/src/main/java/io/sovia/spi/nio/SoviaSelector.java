@@ -214,6 +214,11 @@ final class SoviaSelector extends AbstractSelector {
      * directly (a link without one wakes the inner selector, armed with it); or, when every key has a wake word,
      * arm those and sleep on them ({@link WordSelect}). Returns whether the selection is over:
      * a key is ready, it polled, a wakeup or an interrupt came; a timeout is for the caller to see.
+     *
+     * <p>A round that ends without sleeping polls the inner selector only for kernel keys or to flush cancelled
+     * ones: with user-level keys alone it has nothing to report (a doorbell rung for a sleep that is over is taken
+     * by the next sleep, which then ends at once, and so is an inner wake-up the round did not take), and the poll
+     * was a system call a round, a sixth of a selector loop's time in 64 B round trips on shm.
      */
     private boolean selectRound(long timeout) throws IOException {
         processDeregistrations();
@@ -244,8 +249,10 @@ final class SoviaSelector extends AbstractSelector {
         begin();
         try {
             if (poll) {
-                inner.selectNow(this::onInnerReady);
-                innerCancelled = false;
+                if (innerCancelled || userKeys.size() < keys.size()) {
+                    inner.selectNow(this::onInnerReady);
+                    innerCancelled = false;
+                }
             } else if (onWords != null) {
                 if (innerCancelled) {
                     // a doorbell found rung here wakes this sleep through the sessions' wake-up
