@@ -6,8 +6,8 @@ import org.agrona.concurrent.IdleStrategy;
  * A spin that watches for contention: a few busy spins, then yields, each timed. A yield that gave the core away for
  * longer than {@link #CONTENDED_YIELD_NANOS} ran another thread there; the waiter should then stop spinning (unless
  * what ran was the peer it waits for, which the caller sees as its condition having become true). With one usable
- * core it yields at once: busy spinning there only delays the peer that would produce what it waits for. Whether
- * to spin at all is {@link FreeCores}'s call.
+ * core it yields without spinning first, and at every turn while yields run other threads: busy spinning there only
+ * delays the peer that would produce what it waits for. Whether to spin at all is {@link FreeCores}'s call.
  *
  * <p>While yields find no other thread to run ({@link #yieldsRunOthers}), a spin yields only every
  * {@link #QUIET_YIELD_INTERVAL_NANOS} and spins busily between: such a yield still costs about a microsecond here (a
