@@ -61,7 +61,9 @@ class ShmStreamTest {
     /**
      * A stream of 64-byte writes combines them while the reader is behind, and each time the reader catches up the
      * next write arms the combining timer again: the service agent, which runs that timer, must not be unparked for
-     * each arm (it was, once per ~60 writes, and the wake-ups took 40% of the writer's CPU), only now and then.
+     * each arm (it was, once per ~60 writes, and the wake-ups took 40% of the writer's CPU), only now and then: once
+     * per 1,160 to 4,820 writes in thirteen runs on 2026-11-28, with this session's jar and the previous one alike (the
+     * agent parks after 50 us without an arm, and the next arm wakes it); a bound of one per 2,000 failed half of them.
      */
     @Test
     @Timeout(120)
@@ -78,7 +80,7 @@ class ShmStreamTest {
                 long writes = stats.section("bytesSent").get("shm") / 64;
                 long wakeups = stats.section("engine").get("serviceWakeups");
                 assertTrue(writes > 1_000_000, "only " + writes + " writes");
-                assertTrue(wakeups < writes / 2_000, wakeups + " service wake-ups for " + writes + " writes");
+                assertTrue(wakeups < writes / 500, wakeups + " service wake-ups for " + writes + " writes");
             }
         }
     }
