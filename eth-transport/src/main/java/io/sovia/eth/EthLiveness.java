@@ -1,6 +1,7 @@
 package io.sovia.eth;
 
 import io.sovia.spi.config.SoviaLog;
+import io.sovia.spi.engine.EngineCounters;
 import io.sovia.spi.jdk.JdkNio;
 
 import java.io.IOException;
@@ -110,6 +111,7 @@ final class EthLiveness {
                 probes.put(peer, new Probe(null, now));
                 return Verdict.PENDING;
             }
+            EngineCounters.PROBES.increment();
             probe = new Probe(channel, now);
             probes.put(peer, probe);
             try {

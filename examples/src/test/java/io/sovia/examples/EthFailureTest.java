@@ -68,7 +68,8 @@ class EthFailureTest {
 
     /**
      * The server JVM stopped (SIGSTOP, as a debugger or a long collection would pause it) for six times
-     * {@code sovia.eth.dead.millis} mid-stream, then continued: the stream must complete intact, still on eth.
+     * {@code sovia.eth.dead.millis} mid-stream, then continued: the stream must complete intact, still on eth, the
+     * client having probed it (counted in the stats).
      */
     @Test
     @Timeout(180)
@@ -93,6 +94,8 @@ class EthFailureTest {
                 assertEquals(0, client.awaitExit(STEP), client::report);
                 SoviaStats stats = SoviaStats.read(client.stats());
                 assertEquals(1, stats.on("eth"), stats::json);
+                assertTrue(stats.section("engine").getOrDefault("probes", 0L) > 0,
+                        () -> "the silent server was probed (and found alive): " + stats.json());
             }
         }
     }

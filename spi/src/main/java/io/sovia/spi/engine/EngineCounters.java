@@ -30,6 +30,12 @@ public final class EngineCounters {
     /** Waits that slept without spinning because cores were busy ({@link FreeCores}). */
     public static final LongAdder SPINS_SKIPPED = new LongAdder();
 
+    /**
+     * Liveness probes of peer JVMs gone silent on the eth path (a TCP connect to the port the peer named): each is a
+     * peer whose beats did not come for {@code sovia.eth.dead.millis}, paused or gone.
+     */
+    public static final LongAdder PROBES = new LongAdder();
+
     /** Times a thread that handed the service agent a timer or a close unparked it (its own timers do not count). */
     public static final LongAdder SERVICE_WAKEUPS = new LongAdder();
 
@@ -45,6 +51,7 @@ public final class EngineCounters {
                 + ", \"receiveFdSleeps\": " + RECEIVE_FD_SLEEPS.sum()
                 + ", \"contendedSpins\": " + CONTENDED_SPINS.sum()
                 + ", \"spinsSkipped\": " + SPINS_SKIPPED.sum() + ", \"serviceWakeups\": " + SERVICE_WAKEUPS.sum()
+                + ", \"probes\": " + PROBES.sum()
                 + "}";
     }
 }
