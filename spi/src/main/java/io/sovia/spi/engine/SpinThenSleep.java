@@ -167,7 +167,7 @@ public final class SpinThenSleep {
                 idle.giveUp();
                 return null;
             }
-            idle.idle();
+            idle.idleAt(now);
         }
         FreeCores.spun(spinEnd - spinStart);
         return null;

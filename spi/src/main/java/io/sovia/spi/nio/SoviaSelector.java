@@ -335,7 +335,7 @@ final class SoviaSelector extends AbstractSelector {
                 idle.giveUp();
                 return false;
             }
-            idle.idle();
+            idle.idleAt(now);
         }
         FreeCores.spun(end - start);
         return timesOut;
