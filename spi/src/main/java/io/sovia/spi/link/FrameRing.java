@@ -1,6 +1,8 @@
 package io.sovia.spi.link;
 
 import io.sovia.spi.engine.FrameHandler;
+import io.sovia.spi.os.NativeAccess;
+import io.sovia.spi.os.NativeOs;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -78,7 +80,7 @@ public final class FrameRing {
 
     /** A ring in freshly allocated direct memory. */
     public static FrameRing allocate(int capacity) {
-        return new FrameRing(ByteBuffer.allocateDirect(FrameRingDescriptor.totalLength(capacity)), capacity);
+        return new FrameRing(memory(capacity), capacity);
     }
 
     /**
@@ -88,7 +90,18 @@ public final class FrameRing {
      * queues, filled faster than they were polled, held 182 frames where 708 fit, and dropped the rest.
      */
     public static FrameRing allocateQueue(int capacity) {
-        return new FrameRing(ByteBuffer.allocateDirect(FrameRingDescriptor.totalLength(capacity)), capacity, false);
+        return new FrameRing(memory(capacity), capacity, false);
+    }
+
+    /**
+     * Memory for a ring of {@code capacity} in this process, its trailer zeroed and its frame area left as it comes
+     * ({@link NativeOs#allocate}): the consumer reads only what the producer wrote, between head and tail. Without the
+     * native calls, {@code allocateDirect}, which zeroes it all.
+     */
+    private static ByteBuffer memory(int capacity) {
+        int length = FrameRingDescriptor.totalLength(capacity);
+        NativeOs os = NativeAccess.osIfAvailable();
+        return os != null ? os.allocate(length, capacity) : ByteBuffer.allocateDirect(length);
     }
 
     public ByteBuffer buffer() {

@@ -69,6 +69,11 @@ public final class NativeAccess {
         t.start();
     }
 
+    /** The native calls, or null when they did not load. */
+    public static NativeOs osIfAvailable() {
+        return Loaded.RESULT instanceof NativeOs os ? os : null;
+    }
+
     /** Whether the native calls loaded (the reason they did not was logged once). */
     public static boolean available() {
         return Loaded.RESULT instanceof NativeOs;

@@ -10,6 +10,7 @@ import io.sovia.spi.os.NativeOs;
 import io.sovia.spi.os.PacketOs;
 
 import java.io.IOException;
+import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -130,6 +131,29 @@ public final class JnaOs implements NativeOs {
     private static native long sendmsg(int fd, Pointer msg, int flags) throws LastErrorException;
 
     private static native long recvmsg(int fd, Pointer msg, int flags) throws LastErrorException;
+
+    @Override
+    public ByteBuffer allocate(int length, int zeroFrom) {
+        long address = Native.malloc(length);
+        if (address == 0) {
+            throw new OutOfMemoryError("cannot allocate " + length + " bytes for a ring");
+        }
+        Pointer memory = new Pointer(address);
+        memory.setMemory(zeroFrom, length - zeroFrom, (byte) 0);
+        // a plain JNI direct buffer: no cleaner, and its duplicates and slices hold it, so freeing with it is safe
+        ByteBuffer buffer = memory.getByteBuffer(0, length);
+        MemoryCleaner.CLEANER.register(buffer, () -> Native.free(address));
+        return buffer;
+    }
+
+    /** Frees {@link #allocate}'s memory; made with the first allocation. */
+    private static final class MemoryCleaner {
+        static final Cleaner CLEANER = Cleaner.create(r -> {
+            Thread t = new Thread(r, "sovia-memory-cleaner");
+            t.setDaemon(true);
+            return t;
+        });
+    }
 
     @Override
     public int memfdCreate(String name) throws IOException {
