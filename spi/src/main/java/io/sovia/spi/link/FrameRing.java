@@ -96,12 +96,14 @@ public final class FrameRing {
     /**
      * Memory for a ring of {@code capacity} in this process, its trailer zeroed and its frame area left as it comes
      * ({@link NativeOs#allocate}): the consumer reads only what the producer wrote, between head and tail. Without the
-     * native calls, {@code allocateDirect}, which zeroes it all.
+     * native calls, or when {@code malloc} fails, {@code allocateDirect}, which zeroes it all (and whose limit
+     * makes the JVM collect, which frees unreachable rings of either kind).
      */
     private static ByteBuffer memory(int capacity) {
         int length = FrameRingDescriptor.totalLength(capacity);
         NativeOs os = NativeAccess.osIfAvailable();
-        return os != null ? os.allocate(length, capacity) : ByteBuffer.allocateDirect(length);
+        ByteBuffer memory = os != null ? os.allocate(length, capacity) : null;
+        return memory != null ? memory : ByteBuffer.allocateDirect(length);
     }
 
     public ByteBuffer buffer() {

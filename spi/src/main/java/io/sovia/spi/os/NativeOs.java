@@ -23,6 +23,8 @@ public interface NativeOs {
      * pages cost two whole megabytes of page faults and zeroing per connect (the jvm path: 70% of a connection
      * churn's CPU). Fresh pages arrive zeroed from the kernel when first touched; reused ones hold old bytes, which
      * a ring reads only where it wrote first.
+     *
+     * @return the buffer, or null when {@code malloc} has no memory to give
      */
     ByteBuffer allocate(int length, int zeroFrom);
 

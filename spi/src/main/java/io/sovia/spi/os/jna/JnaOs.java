@@ -136,7 +136,7 @@ public final class JnaOs implements NativeOs {
     public ByteBuffer allocate(int length, int zeroFrom) {
         long address = Native.malloc(length);
         if (address == 0) {
-            throw new OutOfMemoryError("cannot allocate " + length + " bytes for a ring");
+            return null;
         }
         Pointer memory = new Pointer(address);
         memory.setMemory(zeroFrom, length - zeroFrom, (byte) 0);
