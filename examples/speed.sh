@@ -13,9 +13,9 @@
 #   busy      round trips (PINGS/2) and a 64 KiB stream with a CPU-bound process on each core
 #   streams   one-way throughput (StreamApp) for write sizes SIZES through APIS (net: java.net streams, heap:
 #             Channels streams over a heap array, direct: a direct buffer, file: FileChannel.transferTo)
-#   setup     connections opened, one byte each way, closed (ConnectApp), for SETUP_SECONDS (default 15) after a
-#             third of that as warm-up; size 1 is that steady state, size 0 the warm-up's own figure (the JVM's first
-#             connections, while the JIT still compiles the connect path)
+#   setup     connections opened, one byte each way, closed (ConnectApp; also in one JVM, the jvm path), for
+#             SETUP_SECONDS (default 15) after a third of that as warm-up; size 1 is that steady state, size 0 the
+#             warm-up's own figure (the JVM's first connections, while the JIT still compiles the connect path)
 #   conns     CONNS connections at once (default "10 100"; ManyPingApp: a thread per connection at both ends, 64-byte
 #             ping-pong over java.net streams), round trips a second over all of them; size is the connection count
 #   curves    one-way latency (half a blocking-NIO ping-pong's round trip) and bandwidth (StreamApp, direct-buffer
@@ -321,6 +321,19 @@ for section in $SECTIONS; do
       row setup "$1" net 0 "us/connection (the first third)" "${firsts[@]}" no
       row setup "$1" net 1 "us/connection" "${figures[@]}" no
     done
+    # client and server threads of one JVM (the jvm path), free to use both cores
+    figures=()
+    firsts=()
+    for agent in no yes; do
+      flags=()
+      [ "$agent" = yes ] && flags=(-javaagent:"$AGENT")
+      taskset -c 0,1 "$JAVA" "${flags[@]}" -cp "$CP" io.sovia.examples.ConnectApp both "${SETUP_SECONDS:-15}" \
+        >"$OUT/client.out"
+      figures+=("$(field connect_us "$OUT/client.out")")
+      firsts+=("$(field first_us "$OUT/client.out")")
+    done
+    row setup one-jvm net 0 "us/connection (the first third)" "${firsts[@]}" no
+    row setup one-jvm net 1 "us/connection" "${figures[@]}" no
     ;;
   curves)
     for size in ${CURVE_SIZES:-1 16 256 4096 65536 1048576}; do

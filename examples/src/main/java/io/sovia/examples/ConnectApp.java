@@ -15,6 +15,7 @@ import java.util.Locale;
  *   ConnectApp client PORT SECONDS  prints RESULT connect_us=.. first_us=..: a third of SECONDS warms up first, and
  *                                   first_us is its time per connection (the JVM's first connections, while the JIT
  *                                   still compiles), connect_us the time per connection over SECONDS after it
+ *   ConnectApp both SECONDS         the same, the server a thread of the client's JVM
  * </pre>
  */
 public final class ConnectApp {
@@ -23,19 +24,36 @@ public final class ConnectApp {
 
     public static void main(String[] args) throws IOException {
         if (args.length == 1 && args[0].equals("server")) {
-            server();
+            ServerSocket listener = listen();
+            System.out.println("PORT " + listener.getLocalPort());
+            System.out.flush();
+            serve(listener);
         } else if (args.length == 3 && args[0].equals("client")) {
             client(Integer.parseInt(args[1]), Double.parseDouble(args[2]));
+        } else if (args.length == 2 && args[0].equals("both")) {
+            ServerSocket listener = listen();
+            Thread server = new Thread(() -> {
+                try {
+                    serve(listener);
+                } catch (IOException e) {
+                    System.err.println("server: " + e);
+                }
+            }, "server");
+            server.setDaemon(true);
+            server.start();
+            client(listener.getLocalPort(), Double.parseDouble(args[1]));
         } else {
-            System.err.println("usage: ConnectApp server | client PORT SECONDS");
+            System.err.println("usage: ConnectApp server | client PORT SECONDS | both SECONDS");
             System.exit(2);
         }
     }
 
-    private static void server() throws IOException {
-        try (ServerSocket listener = new ServerSocket(0, 200, DemoSupport.host())) {
-            System.out.println("PORT " + listener.getLocalPort());
-            System.out.flush();
+    private static ServerSocket listen() throws IOException {
+        return new ServerSocket(0, 200, DemoSupport.host());
+    }
+
+    private static void serve(ServerSocket listener) throws IOException {
+        try (listener) {
             while (true) {
                 try (Socket s = listener.accept()) {
                     int b = s.getInputStream().read();
