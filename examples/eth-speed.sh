@@ -109,7 +109,8 @@ cp "$AGENT" "$OUT/sovia.jar"
 cp -r "$CLASSES" "$OUT/classes"
 AGENT=$OUT/sovia.jar
 CP=$OUT/classes
-if mvn -B -o -q dependency:build-classpath -pl examples -Dsovia.examples.standalone \
+# not Sovia's own jars: on the app's class path their classes would shadow the agent jar's
+if mvn -B -o -q dependency:build-classpath -pl examples -Dsovia.examples.standalone -DexcludeGroupIds=io.sovia \
   -Dmdep.outputFile="$OUT/cp.txt" >"$OUT/mvn-cp.log" 2>&1; then
   CP=$CP:$(cat "$OUT/cp.txt")
 else

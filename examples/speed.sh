@@ -198,10 +198,13 @@ curve_row() {
     "$unit (Sovia shm; also ${others[*]})"
 }
 
-# deps_classpath -> DEPS_CP: the examples' classes with their dependencies (FtpServer, gRPC, ...), once
+# deps_classpath -> DEPS_CP: the examples' classes with their dependencies (FtpServer, gRPC, ...), once; not
+# Sovia's own jars, whose classes on the app's class path would shadow the agent jar's (the local repository's copy,
+# perhaps of another build, ran instead of $AGENT)
 deps_classpath() {
   if [ -z "${DEPS_CP:-}" ]; then
-    mvn -B -q dependency:build-classpath -pl examples -Dsovia.examples.standalone -Dmdep.outputFile="$OUT/deps.cp"
+    mvn -B -q dependency:build-classpath -pl examples -Dsovia.examples.standalone -DexcludeGroupIds=io.sovia \
+      -Dmdep.outputFile="$OUT/deps.cp"
     DEPS_CP=$CP:$(cat "$OUT/deps.cp")
   fi
 }
