@@ -52,10 +52,11 @@ public final class NativeAccess {
 
     /** The native calls; an IOException (the reason, logged once by the caller's path) when unavailable. */
     public static NativeOs os() throws IOException {
-        if (Loaded.RESULT instanceof NativeOs os) {
-            return os;
+        NativeOs os = osIfAvailable();
+        if (os == null) {
+            throw new IOException("native calls unavailable: " + Loaded.RESULT);
         }
-        throw new IOException("native calls unavailable: " + Loaded.RESULT);
+        return os;
     }
 
     /**
@@ -76,7 +77,7 @@ public final class NativeAccess {
 
     /** Whether the native calls loaded (the reason they did not was logged once). */
     public static boolean available() {
-        return Loaded.RESULT instanceof NativeOs;
+        return osIfAvailable() != null;
     }
 
     private static Object load() {
