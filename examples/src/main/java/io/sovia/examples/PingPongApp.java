@@ -12,6 +12,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.util.Arrays;
 import java.util.Locale;
 
 /**
@@ -195,13 +196,25 @@ public final class PingPongApp {
     }
 
     private static void client(String api, int port, int pings, double seconds) throws IOException {
+        if (pings < 1) {
+            throw new IllegalArgumentException("pings must be at least 1: " + pings);
+        }
         InetSocketAddress server = new InetSocketAddress(DemoSupport.host(), port);
         try (Conn c = api.equals("net") ? Conn.of(new Socket(server.getAddress(), port)) : Conn.of(SocketChannel.open(server))) {
             c.noDelay(true);
             c.out().write(ByteBuffer.allocate(4).putInt(pings).array());
-            double rtt = api.equals("selector") ? selectorPings(c.channel(), pings) : pings(c, pings);
+            RoundTrips rtt = new RoundTrips(pings);
+            if (api.equals("selector")) {
+                selectorPings(c.channel(), rtt);
+            } else {
+                pings(c, rtt);
+            }
             c.noDelay(false);
-            StringBuilder result = new StringBuilder(String.format(Locale.ROOT, "RESULT api=%s rtt_us=%.2f", api, rtt));
+            StringBuilder result = new StringBuilder(String.format(Locale.ROOT, "RESULT api=%s rtt_us=%.2f rtt_p50_us=%.2f rtt_p99_us=%.2f",
+                    api, rtt.meanMicros(), rtt.percentileMicros(50), rtt.percentileMicros(99)));
+            if (Boolean.getBoolean("demo.rtt.tail")) {
+                System.out.println(rtt.tail());
+            }
             for (int i = 0; i < WRITE_SIZES.length && seconds > 0; i++) {
                 result.append(String.format(Locale.ROOT, " w%d_MiBps=%.1f", WRITE_SIZES[i],
                         timedStream(c, WRITE_SIZES[i], seconds)));
@@ -211,14 +224,10 @@ public final class PingPongApp {
         }
     }
 
-    private static double pings(Conn c, int pings) throws IOException {
+    private static void pings(Conn c, RoundTrips rtt) throws IOException {
         byte[] ping = new byte[PING];
-        int warmup = pings / 4;
-        long start = 0;
-        for (int i = 0; i < pings; i++) {
-            if (i == warmup) {
-                start = System.nanoTime();
-            }
+        for (int i = 0; i < rtt.pings(); i++) {
+            rtt.begin(i);
             stamp(ByteBuffer.wrap(ping), i);
             c.out().write(ping);
             readFully(c.in(), ping);
@@ -226,7 +235,7 @@ public final class PingPongApp {
                 throw new IOException("ping " + i + " came back as another");
             }
         }
-        return (System.nanoTime() - start) / 1e3 / (pings - warmup);
+        rtt.begin(rtt.pings());
     }
 
     /**
@@ -260,22 +269,79 @@ public final class PingPongApp {
         return System.nanoTime() - t0;
     }
 
-    private static double selectorPings(SocketChannel ch, int pings) throws IOException {
-        int warmup = pings / 4;
-        long[] start = new long[1];
+    private static void selectorPings(SocketChannel ch, RoundTrips rtt) throws IOException {
         ByteBuffer ping = ByteBuffer.allocateDirect(PING);
-        SelectorLoop loop = new SelectorLoop(ch, ping, pings, true) {
+        SelectorLoop loop = new SelectorLoop(ch, ping, rtt.pings(), true) {
             @Override
             void onRound(int i) {
-                if (i == warmup) {
-                    start[0] = System.nanoTime();
-                }
+                rtt.begin(i);
                 ping.clear();
                 stamp(ping, i);
             }
         };
         loop.run();
-        return (System.nanoTime() - start[0]) / 1e3 / (pings - warmup);
+        rtt.begin(rtt.pings());
+    }
+
+    /**
+     * The timed round trips of a run: all but the first quarter, which warms the JIT up. The mean is what a stall
+     * lifts (a sleep, a compile, a retransmission); the median is the path's usual cost.
+     */
+    private static final class RoundTrips {
+        private final int pings;
+        private final int warmup;
+        private final long[] took;
+        private long start;
+        private long last;
+
+        RoundTrips(int pings) {
+            this.pings = pings;
+            this.warmup = pings / 4;
+            this.took = new long[pings - warmup];
+        }
+
+        int pings() {
+            return pings;
+        }
+
+        /** Ping {@code i} starts now, so ping {@code i - 1} ended; {@code pings()} ends the last. */
+        void begin(int i) {
+            long now = System.nanoTime();
+            if (i > warmup) {
+                took[i - 1 - warmup] = now - last;
+            } else if (i == warmup) {
+                start = now;
+            }
+            last = now;
+        }
+
+        double meanMicros() {
+            return (last - start) / 1e3 / took.length;
+        }
+
+        double percentileMicros(int percent) {
+            long[] sorted = took.clone();
+            Arrays.sort(sorted);
+            return sorted[(int) ((long) (sorted.length - 1) * percent / 100)] / 1e3;
+        }
+
+        String tail() {
+            long[] sorted = took.clone();
+            Arrays.sort(sorted);
+            StringBuilder b = new StringBuilder("TAIL");
+            for (long bound : new long[] {20_000, 50_000, 200_000, 1_000_000, 5_000_000}) {
+                long n = 0, sum = 0;
+                for (long t : sorted) {
+                    if (t > bound) { n++; sum += t; }
+                }
+                b.append(String.format(Locale.ROOT, " >%dus:%d(%.1fms)", bound / 1000, n, sum / 1e6));
+            }
+            long[] when = new long[10];
+            for (int i = 0; i < took.length; i++) {
+                if (took[i] > 50_000) when[i * 10 / took.length]++;
+            }
+            return b.append(" over50us_by_decile=").append(Arrays.toString(when)).toString();
+        }
     }
 
     private static void selectorEcho(SocketChannel ch, int pings) throws IOException {

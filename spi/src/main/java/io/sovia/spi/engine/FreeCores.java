@@ -35,11 +35,19 @@ public final class FreeCores {
     private static final String CPUS_ALLOWED = "Cpus_allowed_list:";
     /** Kernel clock ticks per second, in which /proc/stat counts: USER_HZ, 100 on every Linux architecture Sovia runs on. */
     private static final long TICK_NANOS = 10_000_000;
+    /**
+     * Looks that reuse the affinity read at the first of them: it rarely changes, and reading /proc/self/status (some
+     * fifty lines the kernel formats at each read) was half of a look's cost.
+     */
+    private static final int AFFINITY_LOOKS = 20;
 
     /** The {@link System#nanoTime()} of the next look; whoever moves it on looks. */
     private static final AtomicLong NEXT_LOOK = new AtomicLong(System.nanoTime());
     /** Nanoseconds spun without contention, by any thread, since the process started. */
     private static final LongAdder SPUN = new LongAdder();
+    /** Written by the looking thread only: the CPUs this process may run on (null: unknown), and looks since read. */
+    private static BitSet allowed = allowedCpus();
+    private static int affinityAge;
     /** Written by the looking thread only: the previous look's time, idle ticks and spin total. */
     private static long lastLookNanos = System.nanoTime();
     private static long[] lastIdleTicks = idleTicks();
@@ -107,19 +115,55 @@ public final class FreeCores {
      * TCP's rate.
      */
     private static long[] idleTicks() {
-        BitSet allowed = allowedCpus();
+        if (++affinityAge >= AFFINITY_LOOKS) {
+            affinityAge = 0;
+            allowed = allowedCpus();
+        }
         try (BufferedReader in = Files.newBufferedReader(STAT, StandardCharsets.US_ASCII)) {
             in.readLine(); // all CPUs together
             long[] idle = new long[2];
             for (String line = in.readLine(); line != null && line.startsWith("cpu"); line = in.readLine()) {
-                String[] fields = line.trim().split(" +");
-                boolean own = allowed == null || allowed.get(Integer.parseInt(fields[0].substring(3)));
-                idle[own ? 0 : 1] += Long.parseLong(fields[4]) + Long.parseLong(fields[5]);
+                idle[isAllowed(line) ? 0 : 1] += idleTicksOf(line);
             }
             return idle;
         } catch (IOException | RuntimeException e) {
             return null;
         }
+    }
+
+    private static boolean isAllowed(String cpuLine) {
+        BitSet cpus = allowed;
+        return cpus == null || cpus.get((int) field(cpuLine, 0));
+    }
+
+    /**
+     * Idle plus I/O wait ticks of a "cpuN user nice system idle iowait ..." line: parsed in place, as a regex split
+     * of every line at every look kept the JIT compiling this code for seconds, beside the app.
+     */
+    static long idleTicksOf(String cpuLine) {
+        return field(cpuLine, 4) + field(cpuLine, 5);
+    }
+
+    /** The number in field {@code index} of a /proc/stat CPU line: 0 is N of "cpuN", then the tick counts. */
+    private static long field(String line, int index) {
+        int at = 3; // past "cpu"
+        for (int f = 0; f < index; f++) {
+            while (at < line.length() && line.charAt(at) != ' ') {
+                at++;
+            }
+            while (at < line.length() && line.charAt(at) == ' ') {
+                at++;
+            }
+        }
+        long value = 0;
+        int digits = 0;
+        for (; at < line.length() && line.charAt(at) >= '0' && line.charAt(at) <= '9'; at++, digits++) {
+            value = value * 10 + (line.charAt(at) - '0');
+        }
+        if (digits == 0) {
+            throw new NumberFormatException("no field " + index + " in " + line);
+        }
+        return value;
     }
 
     /** The CPUs in this process's affinity ({@code Cpus_allowed_list} of /proc/self/status), or null if unknown. */

@@ -2,6 +2,7 @@ package io.sovia.spi.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.BitSet;
@@ -80,6 +81,13 @@ class BusyCoreSpinsTest {
         BitSet cpus = FreeCores.cpuList("0-3,8,10-11");
         assertEquals("{0, 1, 2, 3, 8, 10, 11}", cpus.toString());
         assertEquals("{1}", FreeCores.cpuList("1").toString());
+    }
+
+    @Test
+    void readsIdleTicksOfProcStatLines() {
+        assertEquals(105_637 + 31, FreeCores.idleTicksOf("cpu0 4705 0 2187 105637 31 0 45 0 0 0"));
+        assertEquals(7 + 0, FreeCores.idleTicksOf("cpu12  1 2 3 7 0 0 0 0 0 0"));
+        assertThrows(NumberFormatException.class, () -> FreeCores.idleTicksOf("cpu1 1 2 3"));
     }
 
     @Test
