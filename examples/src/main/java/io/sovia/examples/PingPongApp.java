@@ -32,7 +32,9 @@ import java.util.Locale;
  * before the clock starts. Each write size streams for about {@code seconds} (default 1; 0 runs the pings only)
  * after an untimed warm-up of doubling runs, the last of which lasts at least a quarter of that: a stream sized in
  * bytes was over in tens of milliseconds where the path is fast and measured the JIT's warm-up, not the path. Each
- * stream ends with a one-byte answer, so the clock covers delivery, not just queueing.
+ * stream ends with a one-byte answer, so the clock covers delivery, not just queueing. The RESULT line gives the
+ * round trips' mean, median and 99th percentile; {@code -Ddemo.rtt.tail=true} on the client adds a TAIL line
+ * before it that counts the slow ones.
  */
 public final class PingPongApp {
     private static final int PING = pingBytes();
@@ -210,7 +212,8 @@ public final class PingPongApp {
                 pings(c, rtt);
             }
             c.noDelay(false);
-            StringBuilder result = new StringBuilder(String.format(Locale.ROOT, "RESULT api=%s rtt_us=%.2f rtt_p50_us=%.2f rtt_p99_us=%.2f",
+            StringBuilder result = new StringBuilder(String.format(Locale.ROOT,
+                    "RESULT api=%s rtt_us=%.2f rtt_p50_us=%.2f rtt_p99_us=%.2f",
                     api, rtt.meanMicros(), rtt.percentileMicros(50), rtt.percentileMicros(99)));
             if (Boolean.getBoolean("demo.rtt.tail")) {
                 System.out.println(rtt.tail());
@@ -325,22 +328,30 @@ public final class PingPongApp {
             return sorted[(int) ((long) (sorted.length - 1) * percent / 100)] / 1e3;
         }
 
+        /**
+         * The slow round trips: how many took over each bound and their time together, and in which tenth of the
+         * run those over 50 us fell (a JIT still at work crowds the first tenths; a periodic disturbance spreads).
+         */
         String tail() {
-            long[] sorted = took.clone();
-            Arrays.sort(sorted);
             StringBuilder b = new StringBuilder("TAIL");
             for (long bound : new long[] {20_000, 50_000, 200_000, 1_000_000, 5_000_000}) {
-                long n = 0, sum = 0;
-                for (long t : sorted) {
-                    if (t > bound) { n++; sum += t; }
+                long count = 0;
+                long sum = 0;
+                for (long t : took) {
+                    if (t > bound) {
+                        count++;
+                        sum += t;
+                    }
                 }
-                b.append(String.format(Locale.ROOT, " >%dus:%d(%.1fms)", bound / 1000, n, sum / 1e6));
+                b.append(String.format(Locale.ROOT, " >%dus:%d(%.1fms)", bound / 1000, count, sum / 1e6));
             }
-            long[] when = new long[10];
+            long[] tenths = new long[10];
             for (int i = 0; i < took.length; i++) {
-                if (took[i] > 50_000) when[i * 10 / took.length]++;
+                if (took[i] > 50_000) {
+                    tenths[(int) ((long) i * 10 / took.length)]++;
+                }
             }
-            return b.append(" over50us_by_decile=").append(Arrays.toString(when)).toString();
+            return b.append(" over50us_by_tenth=").append(Arrays.toString(tenths)).toString();
         }
     }
 
