@@ -21,6 +21,12 @@ import java.util.concurrent.locks.LockSupport;
  * closing. The app threads do all work on the fast path; this agent only catches what they leave. It
  * runs under the {@link Lifecycle}, started by the first session that needs it.
  *
+ * <p>A session is visited when a timer it reported is due, not when it reports one: each request/response turn
+ * re-arms a session's timers (the delayed ACK, the retransmission) about a millisecond ahead and cancels them
+ * within microseconds, and visiting every session at each report (then again at each deadline) took 1,450-1,600
+ * wake-ups a second of this thread on the app's core with one eth connection ping-ponging, and with 100 of them
+ * 12% of the server JVM's CPU, most of it in visits that found nothing due.
+ *
  * <p>Threading: {@link #timed}, {@link #lingering} and {@link #live} take any thread; {@link #watched}
  * and {@link #waitNanos} belong to the agent's thread.
  */
@@ -28,14 +34,14 @@ public final class SessionService implements Agent {
     private static final SessionService INSTANCE = new SessionService();
     /** The least {@link #lookAgainNanos}, whatever the combining span. */
     private static final long MIN_LOOK_AGAIN_NANOS = 50_000;
-    /** Sessions whose timers to run, handed over by any thread. */
-    private final Queue<Session> timed = new ConcurrentLinkedQueue<>();
+    /** Visits asked for, handed over by any thread. */
+    private final Queue<Visit> timed = new ConcurrentLinkedQueue<>();
     /** Closed sessions still delivering data or FIN, with what releases them when done. */
     private final Map<Session, Runnable> lingering = new ConcurrentHashMap<>();
     /** Every session not yet released, for the exit flush. */
     private final Set<Session> live = ConcurrentHashMap.newKeySet();
-    /** Sessions with a pending timer. */
-    private final Map<Session, Boolean> watched = new HashMap<>();
+    /** Sessions with a pending timer, each with the {@link System#nanoTime()} to visit it by. */
+    private final Map<Session, long[]> watched = new HashMap<>();
     /** How long the agent may park after a round: until its next deadline, or a wake-up. */
     private long waitNanos = Long.MAX_VALUE;
     /**
@@ -82,7 +88,7 @@ public final class SessionService implements Agent {
     }
 
     private void schedule(Session session, long visitBy) {
-        timed.add(session);
+        timed.add(new Visit(session, visitBy));
         // a timer may run late by up to its own span (at most lookAgainNanos) rather than wake the agent before its
         // next look: the writer that holds its session's lock when the agent comes by does the visit itself and
         // reports the combining timer it found, due just before that next look, after each frame; a request for a
@@ -127,19 +133,30 @@ public final class SessionService implements Agent {
     @Override
     public int doWork() {
         int work = 0;
-        Session s;
-        while ((s = timed.poll()) != null) {
-            watched.put(s, Boolean.TRUE);
+        Visit v;
+        while ((v = timed.poll()) != null) {
+            long[] by = watched.get(v.session());
+            if (by == null) {
+                watched.put(v.session(), new long[] {v.by()});
+            } else if (v.by() - by[0] < 0) {
+                by[0] = v.by();
+            }
             work++;
         }
         long now = System.nanoTime();
         long next = 0;
-        for (Iterator<Session> it = watched.keySet().iterator(); it.hasNext(); ) {
-            Session session = it.next();
-            long deadline = session.serviceVisit();
+        for (Iterator<Map.Entry<Session, long[]>> it = watched.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<Session, long[]> e = it.next();
+            long[] by = e.getValue();
+            if (by[0] - now > 0) {
+                next = next == 0 ? by[0] : Math.min(next, by[0]);
+                continue;
+            }
+            long deadline = e.getKey().serviceVisit();
             if (deadline == 0) {
                 it.remove();
             } else {
+                by[0] = deadline;
                 next = next == 0 ? deadline : Math.min(next, deadline);
             }
         }
@@ -162,6 +179,10 @@ public final class SessionService implements Agent {
         waitNanos = wait;
         lookBy = wait == Long.MAX_VALUE ? Long.MAX_VALUE : now + wait;
         return work;
+    }
+
+    /** A session's request to be visited by a {@link System#nanoTime()}. */
+    private record Visit(Session session, long by) {
     }
 
     /**
