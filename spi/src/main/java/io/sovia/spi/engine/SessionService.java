@@ -156,8 +156,12 @@ public final class SessionService implements Agent {
             if (deadline == 0) {
                 it.remove();
             } else {
-                by[0] = deadline;
-                next = next == 0 ? deadline : Math.min(next, deadline);
+                // a timer re-armed since it was reported (a combining writer's, every ~100 us) is visited again no
+                // sooner than one span on: this thread woke 3,200-4,500 times a second for such timers, none due,
+                // on the core of a stream of small writes; a writer that stopped is flushed at most one span late
+                long soonest = now + lookAgainNanos;
+                by[0] = deadline - soonest < 0 ? soonest : deadline;
+                next = next == 0 ? by[0] : Math.min(next, by[0]);
             }
         }
         for (Map.Entry<Session, Runnable> e : lingering.entrySet()) {
