@@ -23,7 +23,7 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>A session is visited when a timer it reported is due, not when it reports one: each request/response turn
  * re-arms a session's timers (the delayed ACK, the retransmission) about a millisecond ahead and cancels them
- * within microseconds, and visiting every session at each report (then again at each deadline) took 1,450-1,600
+ * within microseconds, and visiting every session at each report (then again at each deadline) took 1,700-1,900
  * wake-ups a second of this thread on the app's core with one eth connection ping-ponging, and with 100 of them
  * 12% of the server JVM's CPU, most of it in visits that found nothing due.
  *
