@@ -159,7 +159,7 @@ public final class RingLink implements Link {
 
     /**
      * Whether the peer took every frame, and, if this end had to wake it for them, it sent something back since or
-     * the combining span passed: a peer woken on this core runs at once, takes the frame and sleeps again, and
+     * half the combining span passed: a peer woken on this core runs at once, takes the frame and sleeps again, and
      * counting it caught up right away made a stream of small writes wake it every 4 KiB or so (40,000 times a
      * second, each preempting the writer; TCP's reader was woken 440 times a second for the same stream, its
      * sender combining into full segments while the receiver delays its ACK). A peer that answers (request and
