@@ -266,8 +266,8 @@ ring() {
   p50=$(sed 's/.* p50=\([^ ]*\).*/\1/' <<<"$line")
   p99=$(sed 's/.* p99=\([^ ]*\).*/\1/' <<<"$line")
   lost=$(sed 's/.* lost=\([^ ]*\).*/\1/' <<<"$line")
-  R[ring,$size]=$p50
-  R[ring,$size,mean]=$mean
+  R[ring,$size]=$mean
+  R[ring,$size,p50]=$p50
   record rtt ringpong-p50 "$size" reference "$p50" rtt_us
   record rtt ringpong-mean "$size" reference "$mean" rtt_us
   printf 'rtt     mtu %-5s %-10s  %5s B  %10s us  (measured: ringpong, %d pings of %d-byte frames: p50 %s us, mean %s,\n' \
@@ -461,11 +461,11 @@ if [[ " $SECTIONS " == *" rtt "* ]]; then
   for size in $PING_SIZES; do
     for stat in mean p50; do
       key=$([[ $stat == mean ]] && echo "" || echo ",p50")
-      floor=$([[ $stat == mean ]] && v "ring,$size,mean" || v "ring,$size")
       a=$(ratio "$(v "rtt,$size,no$key")" "$(v "rtt,$size,yes$key")")
-      b=$(ratio "$(v "rtt,$size,yes$key")" "$floor")
+      b=$(ratio "$(v "rtt,$size,yes$key")" "$(v "ring,$size$key")")
       printf '%6s %-5s %9s %10s %11s   %-24s %-24s\n' "$([[ $stat == mean ]] && echo "$size B")" "$stat" \
-        "$(v "rtt,$size,no$key")" "$(v "rtt,$size,yes$key")" "$floor" "$(judged "$a" '>=' 2)" "$(judged "$b" '<=' 2)"
+        "$(v "rtt,$size,no$key")" "$(v "rtt,$size,yes$key")" "$(v "ring,$size$key")" "$(judged "$a" '>=' 2)" \
+        "$(judged "$b" '<=' 2)"
     done
   done
   echo "  mean: what a stall lifts (a compile, a sleep, a retransmission after one); p50: the path's usual cost"

@@ -296,6 +296,8 @@ public final class PingPongApp {
         private final long[] took;
         private long start;
         private long last;
+        /** {@link #took} in order, sorted once for every percentile asked. */
+        private long[] sorted;
 
         RoundTrips(int pings) {
             this.pings = pings;
@@ -322,9 +324,12 @@ public final class PingPongApp {
             return (last - start) / 1e3 / took.length;
         }
 
+        /** Call once the run ended (after {@code begin(pings())}). */
         double percentileMicros(int percent) {
-            long[] sorted = took.clone();
-            Arrays.sort(sorted);
+            if (sorted == null) {
+                sorted = took.clone();
+                Arrays.sort(sorted);
+            }
             return sorted[(int) ((long) (sorted.length - 1) * percent / 100)] / 1e3;
         }
 

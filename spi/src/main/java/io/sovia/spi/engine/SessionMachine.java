@@ -378,7 +378,8 @@ final class SessionMachine {
         return retransmitter == null ? d : earliest(d, retransmitter.deadline());
     }
 
-    private static long earliest(long a, long b) {
+    /** The earlier of two deadlines, 0 standing for none. */
+    static long earliest(long a, long b) {
         return a == 0 ? b : b == 0 ? a : Math.min(a, b);
     }
 

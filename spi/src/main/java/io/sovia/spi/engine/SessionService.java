@@ -148,21 +148,19 @@ public final class SessionService implements Agent {
         for (Iterator<Map.Entry<Session, long[]>> it = watched.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<Session, long[]> e = it.next();
             long[] by = e.getValue();
-            if (by[0] - now > 0) {
-                next = next == 0 ? by[0] : Math.min(next, by[0]);
-                continue;
-            }
-            long deadline = e.getKey().serviceVisit();
-            if (deadline == 0) {
-                it.remove();
-            } else {
+            if (by[0] - now <= 0) {
+                long deadline = e.getKey().serviceVisit();
+                if (deadline == 0) {
+                    it.remove();
+                    continue;
+                }
                 // a timer re-armed since it was reported (a combining writer's, every ~100 us) is visited again no
                 // sooner than one span on: this thread woke 3,200-4,500 times a second for such timers, none due,
                 // on the core of a stream of small writes; a writer that stopped is flushed at most one span late
                 long soonest = now + lookAgainNanos;
                 by[0] = deadline - soonest < 0 ? soonest : deadline;
-                next = next == 0 ? by[0] : Math.min(next, by[0]);
             }
+            next = SessionMachine.earliest(next, by[0]);
         }
         for (Map.Entry<Session, Runnable> e : lingering.entrySet()) {
             if (e.getKey().isFinished()) {
