@@ -83,15 +83,14 @@ public final class SoviaAgent {
     /**
      * The SPI implements and calls JDK internals; export and open them to the agent's module
      * ({@code jdk.internal.access} for the exit sequence's place after the app's shutdown hooks,
-     * {@code jdk.internal.misc} for the rings' ordered stores, {@code jdk.internal.ref} to unmap a file's mapping, {@code jdk.management}'s diagnostic command for
-     * the compiler directive).
+     * {@code jdk.internal.misc} for the rings' ordered stores, {@code jdk.management}'s diagnostic command for the
+     * compiler directive).
      */
     private static void openJavaBase(Instrumentation inst) {
         Module base = Object.class.getModule();
         Set<Module> sovia = Set.of(SoviaAgent.class.getModule());
         inst.redefineModule(base, Set.of(),
-                Map.of("sun.nio.ch", sovia, "sun.net", sovia, "jdk.internal.access", sovia, "jdk.internal.misc", sovia,
-                        "jdk.internal.ref", sovia),
+                Map.of("sun.nio.ch", sovia, "sun.net", sovia, "jdk.internal.access", sovia, "jdk.internal.misc", sovia),
                 Map.of("java.net", sovia, "sun.nio.ch", sovia),
                 Set.of(), Map.of());
         // the diagnostic command that adds the compiler directive (JitBoundary); absent from trimmed runtimes

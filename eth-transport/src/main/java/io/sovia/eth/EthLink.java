@@ -270,6 +270,12 @@ final class EthLink implements Link {
         batch.add(wire);
     }
 
+    /** The batch took nothing at the claim: its slot is the next claim's. */
+    @Override
+    public void abandon(int offset) {
+        claimed = -1;
+    }
+
     /** Yes: a frame the engine keeps goes out from its store, gathered after this link's header ({@link SendBatch}). */
     @Override
     public boolean sendsInPlace() {

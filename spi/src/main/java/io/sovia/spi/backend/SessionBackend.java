@@ -20,6 +20,7 @@ import java.nio.channels.AlreadyBoundException;
 import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.FileChannel;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
 import java.util.Map;
@@ -51,6 +52,7 @@ public final class SessionBackend implements SocketBackend {
     private final Set<SocketOption<?>> supported;
     private final BooleanSupplier readable;
     private final BooleanSupplier writable;
+    private final BooleanSupplier drained;
     private final BooleanSupplier closedCheck = this::isClosed;
     /** This connection in the JVM's live listing ({@code sovia ss}, MBeans), from here until the link is released. */
     private final LiveRegistry.Connection live;
@@ -76,6 +78,7 @@ public final class SessionBackend implements SocketBackend {
         this.supported = Set.copyOf(options.supported());
         this.readable = session::isReadable;
         this.writable = session::isWritable;
+        this.drained = session::isDrained;
         session.setNoDelay(Boolean.TRUE.equals(option(StandardSocketOptions.TCP_NODELAY)));
         SessionService.get().register(session);
         live = LiveRegistry.opened(path, local, remote, session);
@@ -323,6 +326,32 @@ public final class SessionBackend implements SocketBackend {
             }
         }
         return total;
+    }
+
+    /**
+     * Reads the file into the link's frames ({@link Session#writeFile}) up to its size as the call begins, as the
+     * JDK's transfer reads up to it. A blocking call waits between rounds for the send buffer to drain rather than
+     * for room in it, so that the next round again reads into frames, not into the buffer.
+     */
+    @Override
+    public long sendFile(FileChannel file, long position, long count) throws IOException {
+        long end = position + Math.min(count, Math.max(0, file.size() - position));
+        long at = position;
+        while (at < end) {
+            ensureOpen();
+            long n = session.writeFile(file, at, end - at);
+            if (n < 0) {
+                break;
+            }
+            at += n;
+            if (!blocking) {
+                break;
+            }
+            if (at < end) {
+                await(drained, 0);
+            }
+        }
+        return at - position;
     }
 
     @Override

@@ -1,13 +1,11 @@
 package io.sovia.spi.backend;
 
-import io.sovia.spi.jdk.JdkNio;
 import io.sovia.spi.transport.PathKind;
 
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.net.SocketOption;
 import java.nio.ByteBuffer;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SelectableChannel;
 import java.util.Set;
@@ -125,13 +123,6 @@ public interface SocketBackend {
     /** As {@code SocketChannel.write(ByteBuffer[], int, int)}. */
     long write(ByteBuffer[] srcs, int offset, int length) throws IOException;
 
-    /**
-     * How much of a file {@link #sendFile} maps at a time; the least transfer it maps (below, page faults and
-     * unmapping cost more than a read into a buffer); its largest read otherwise.
-     */
-    long FILE_MAPPING = 8L << 20;
-    long FILE_MAPPED = 4L << 20;
-    int FILE_READ = 256 * 1024;
     /** The largest read of {@link #receiveFile}, as the JDK's own transfer. */
     int FILE_CHUNK = 8192;
     /** Whether {@code transferFrom} may write past the end of the file, extending it: JDK 21 on (JDK-8303260). */
@@ -139,50 +130,9 @@ public interface SocketBackend {
 
     /**
      * {@code file.transferTo(position, count, channel)} with this connection as the target, without the heap copy of
-     * the JDK's transfer to a channel it does not know: a transfer of {@value #FILE_MAPPED} bytes or more is
-     * mapped and written as {@link #write} writes (one copy, from the page cache into the link), each mapping
-     * unmapped once written, as the JDK does; a smaller one is read into the JDK's temporary direct buffers first,
-     * as the faults and unmapping of a small mapping cost more than copying it. Returns the bytes written.
+     * the JDK's transfer to a channel it does not know. Returns the bytes written.
      */
-    default long sendFile(FileChannel file, long position, long count) throws IOException {
-        // below a mapping's size, reads go on until one finds the end of the file, without asking the file's size
-        // first: a system call less per transfer, which files sent in small pieces pay each time
-        long size = count >= FILE_MAPPED ? file.size() : Long.MAX_VALUE;
-        long end = position + Math.min(count, Math.max(0, size - position));
-        boolean map = end - position >= FILE_MAPPED;
-        long at = position;
-        while (at < end) {
-            ByteBuffer bytes;
-            if (map) {
-                bytes = file.map(FileChannel.MapMode.READ_ONLY, at, Math.min(end - at, FILE_MAPPING));
-            } else {
-                bytes = sun.nio.ch.Util.getTemporaryDirectBuffer((int) Math.min(end - at, FILE_READ));
-                if (file.read(bytes, at) <= 0) {
-                    sun.nio.ch.Util.releaseTemporaryDirectBuffer(bytes);
-                    break;
-                }
-                bytes.flip();
-            }
-            boolean partial;
-            try {
-                while (bytes.hasRemaining() && write(bytes) > 0) {
-                    // a blocking write takes everything; a non-blocking one what fits
-                }
-                at += bytes.position();
-                partial = bytes.hasRemaining();
-            } finally {
-                if (bytes instanceof MappedByteBuffer mapped) {
-                    JdkNio.unmap(mapped);
-                } else {
-                    sun.nio.ch.Util.releaseTemporaryDirectBuffer(bytes);
-                }
-            }
-            if (partial) {
-                break;
-            }
-        }
-        return at - position;
-    }
+    long sendFile(FileChannel file, long position, long count) throws IOException;
 
     /**
      * {@code file.transferFrom(channel, position, count)} with this connection as the source, as the JDK's own

@@ -1,6 +1,8 @@
 package io.sovia.spi.engine;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 
 /**
  * A byte FIFO of fixed capacity: a session's receive buffer (bytes arrived, not yet read) and its send
@@ -92,6 +94,24 @@ final class ByteRing {
             b.put(0, src, offset + first, length - first);
         }
         tail += length;
+    }
+
+    /**
+     * Appends up to {@code max} bytes of {@code file} read at {@code position}, as far as they fit without wrapping;
+     * returns how many, or -1 when the file ends there.
+     */
+    int appendFrom(FileChannel file, long position, int max) throws IOException {
+        int n = Math.min(max, free());
+        if (n == 0) {
+            return 0;
+        }
+        ByteBuffer b = bytesFor(n);
+        int index = index(tail);
+        int read = file.read(b.slice(index, Math.min(n, b.capacity() - index)), position);
+        if (read > 0) {
+            tail += read;
+        }
+        return read;
     }
 
     /** Moves up to {@code dst.remaining()} bytes into {@code dst}; returns how many. */

@@ -46,6 +46,12 @@ public interface Link {
     void commit(int offset);
 
     /**
+     * Gives up the frame claimed at {@code offset} unpublished: the peer never sees it and the next claim may take
+     * its room. For a frame whose bytes could not all be had (a file that ended early).
+     */
+    void abandon(int offset);
+
+    /**
      * Hands up to {@code limit} received frames to {@code handler}, each valid only during the call.
      *
      * @return the number of frames handled

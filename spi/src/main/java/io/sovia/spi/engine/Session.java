@@ -6,6 +6,7 @@ import io.sovia.spi.lifecycle.Lifecycle;
 import java.io.IOException;
 import java.net.SocketException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
@@ -246,6 +247,32 @@ public final class Session {
         lockForApp();
         try {
             return machine.write(src);
+        } finally {
+            unlockAndRing();
+        }
+    }
+
+    /**
+     * Accepts up to {@code count} bytes of {@code file} from {@code position}, read straight into the link's frames
+     * as far as credit and link allow, a few KiB more into the send buffer.
+     *
+     * @return bytes accepted, 0 when the send buffer is full, -1 when the file ends at {@code position}
+     * @throws IOException as {@link #write}, or from reading the file
+     */
+    public long writeFile(FileChannel file, long position, long count) throws IOException {
+        lockForApp();
+        try {
+            return machine.writeFile(file, position, count);
+        } finally {
+            unlockAndRing();
+        }
+    }
+
+    /** Whether every byte written has been framed (or none will be: failed, output shut down); a blocked file transfer waits for it. */
+    public boolean isDrained() {
+        lockForApp();
+        try {
+            return machine.isDrained();
         } finally {
             unlockAndRing();
         }

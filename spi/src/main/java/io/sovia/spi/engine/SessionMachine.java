@@ -7,6 +7,7 @@ import io.sovia.spi.jfr.SoviaEvents;
 import java.io.IOException;
 import java.net.SocketException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.security.SecureRandom;
 import java.util.function.LongSupplier;
 
@@ -211,6 +212,22 @@ final class SessionMachine {
         int total = sender.accept(src, large, dataMayFlow());
         flush(large);
         return total;
+    }
+
+    /** {@link #write} of a file's bytes, read into the frames themselves ({@link SessionSender#acceptFile}). */
+    long writeFile(FileChannel file, long position, long count) throws IOException {
+        poll(true);
+        checkWritable();
+        flush(true);
+        long total = sender.acceptFile(file, position, count, dataMayFlow());
+        flush(true);
+        return total;
+    }
+
+    /** Whether everything written has been framed, or no more will be (failed, output shut down). */
+    boolean isDrained() {
+        poll();
+        return failure != null || outState != OUT_OPEN || !sender.hasUnsent();
     }
 
     void setOobInline(boolean on) {

@@ -2,7 +2,9 @@ package io.sovia.spi.engine;
 
 import io.sovia.spi.config.SessionConfig;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.util.function.LongSupplier;
 
 import static io.sovia.spi.engine.FrameFlyweight.ACK;
@@ -34,6 +36,11 @@ final class SessionSender {
     /** Registered with the waiters while written bytes wait to be framed, so the peer's next frame
      *  (a window update) gets them sent even if the app never calls again. */
     private final Runnable creditWaker;
+    /**
+     * The most bytes of a file {@link #acceptFile} puts in the send buffer when they cannot be framed at once: enough
+     * to have a window update bring someone to frame them, few enough that most of a file goes straight into frames.
+     */
+    private static final int FILE_BUFFERED = 8192;
     private final FrameFlyweight out = new FrameFlyweight();
     private final ByteRing unsent;
     private final int maxPayload;
@@ -215,6 +222,69 @@ final class SessionSender {
             total += frameDirect(src);
         }
         return total + unsent.append(src, Integer.MAX_VALUE);
+    }
+
+    /**
+     * Takes up to {@code count} bytes of {@code file} from {@code position}: read straight into frames while nothing is
+     * buffered ahead of them and credit and link allow (one copy, from the page cache into the link), then at most
+     * {@link #FILE_BUFFERED} more into the send buffer, where a window update gets them framed as it gets written
+     * bytes framed (and wakes a writer waiting for the buffer to drain). Returns how many, or -1 when the file ends
+     * at {@code position}.
+     */
+    long acceptFile(FileChannel file, long position, long count, boolean established) throws IOException {
+        long total = 0;
+        if (unsent.isEmpty() && established) {
+            total = frameFile(file, position, count);
+        }
+        if (total < count) {
+            int read = unsent.appendFrom(file, position + total, (int) Math.min(count - total, FILE_BUFFERED));
+            if (read < 0) {
+                return total == 0 ? -1 : total;
+            }
+            total += read;
+        }
+        return total;
+    }
+
+    /** Frames bytes of {@code file} read into the claimed frames themselves, as {@link #frameDirect} frames a buffer's. */
+    private long frameFile(FileChannel file, long position, long count) throws IOException {
+        long total = 0;
+        while (total < count) {
+            // no larger than the send buffer, which takes what a short read found
+            int n = (int) Math.min(Math.min(count - total, credit(true)), unsent.free());
+            if (n <= 0) {
+                break;
+            }
+            int offset = claim(DATA, n);
+            if (offset < 0) {
+                break;
+            }
+            int payload = offset + HEADER_LENGTH;
+            int read;
+            try {
+                read = readFully(file, claimedIn.slice(payload, n), position + total);
+            } catch (IOException | RuntimeException e) {
+                abandon(offset);
+                throw e;
+            }
+            if (read < n) {
+                // the file ended early (shortened meanwhile): what was read goes as written bytes would
+                abandon(offset);
+                unsent.appendAt(claimedIn, payload, read);
+                return total + read;
+            }
+            sent += n;
+            commit(offset, DATA, (byte) 0, n);
+            total += n;
+        }
+        return total;
+    }
+
+    private static int readFully(FileChannel file, ByteBuffer dst, long position) throws IOException {
+        while (dst.hasRemaining() && file.read(dst, position + dst.position()) > 0) {
+            // a read from a file stops short only at its end
+        }
+        return dst.position();
     }
 
     /**
@@ -422,6 +492,13 @@ final class SessionSender {
         int offset = link.claim(HEADER_LENGTH + payloadLength);
         claimedIn = link.sendBuffer(); // after the claim, which may have replaced it
         return offset;
+    }
+
+    /** Gives up the frame claimed at {@code offset}: one in the retransmitter's store is simply not kept. */
+    private void abandon(int offset) {
+        if (!claimedKept) {
+            link.abandon(offset);
+        }
     }
 
     /** Writes the header of the frame claimed at {@code offset}, keeps it if it must be reliable, sends it. */

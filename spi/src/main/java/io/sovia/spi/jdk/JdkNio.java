@@ -21,18 +21,6 @@ public final class JdkNio {
         return ((sun.nio.ch.DirectBuffer) direct).address();
     }
 
-    /**
-     * Unmaps a buffer {@code FileChannel.map} returned, now rather than when collected; it must not be used after.
-     * Through the buffer's own cleaner ({@code jdk.internal.ref}, exported by the agent): Agrona's {@code IoUtil}
-     * goes through {@code sun.misc.Unsafe}, whose first use prints a warning on the app's standard error from JDK 24.
-     */
-    public static void unmap(java.nio.MappedByteBuffer mapped) {
-        jdk.internal.ref.Cleaner cleaner = ((sun.nio.ch.DirectBuffer) mapped).cleaner();
-        if (cleaner != null) {
-            cleaner.clean();
-        }
-    }
-
     /** The descriptor of a channel {@link #provider()} made, for the native calls the JDK lacks. */
     public static int fd(java.nio.channels.SelectableChannel channel) {
         return ((sun.nio.ch.SelChImpl) channel).getFDVal();

@@ -165,6 +165,11 @@ public final class FrameRing {
         trailer.putLongRelease(TAIL, producerTail);
     }
 
+    /** Producer: gives up the claimed frame; nothing past the published tail was seen, so the next claim writes over it. */
+    public void abandon() {
+        claimPosition = -1;
+    }
+
     /**
      * Consumer: hands up to {@code limit} frames to {@code handler}, stopping at one it leaves; returns how many it
      * took. Every position and length the producer wrote is checked before use; on the first that no producer of

@@ -133,6 +133,11 @@ public final class RingLink implements Link {
         out.commit();
     }
 
+    @Override
+    public void abandon(int offset) {
+        out.abandon();
+    }
+
     /** A closed link's rings may already carry the next connection (shm keeps them), so nothing comes out. */
     @Override
     public int poll(FrameHandler handler, int limit) {

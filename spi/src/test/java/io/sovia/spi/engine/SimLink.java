@@ -155,6 +155,15 @@ final class SimLink implements Link {
     }
 
     @Override
+    public void abandon(int offset) {
+        if (claimed < 0 || offset != 0) {
+            throw new AssertionError(name + ": abandon(" + offset + ") without a claim");
+        }
+        sendBuffer.put(0, JUNK, 0, claimed);
+        claimed = -1;
+    }
+
+    @Override
     public boolean sendsInPlace() {
         return inPlace;
     }
