@@ -14,9 +14,13 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
 import java.util.EnumSet;
 import java.util.HexFormat;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The per-user directory under /dev/shm (0700) where this user's Sovia JVMs meet: a UNIX socket per
@@ -30,7 +34,22 @@ final class ShmDirectory {
             PosixFilePermission.OWNER_WRITE);
     private static final String ANY = "any";
 
+    /** {@link #directoryStamp()} when the directory changed too recently for what was found in it to be kept. */
+    private static final long UNSETTLED = Long.MIN_VALUE;
+    private static final long SETTLED_NANOS = 50_000_000L;
+    private static final int MAX_FOUND = 1024;
+
     private final Path dir;
+    /**
+     * What {@link #listenerFor} found at each socket path (null: no socket) and under which directory stamp: while the
+     * directory is unchanged, a lookup costs one {@code stat} of the directory instead of one per path, and a path
+     * that is not there (the exact address, for a listener bound to the wildcard one) no exception. Each connect
+     * looks twice (the route, then the offer). Any thread; a stale entry only ever meets a newer stamp.
+     */
+    private final Map<Path, Found> found = new ConcurrentHashMap<>();
+
+    private record Found(long stamp, ListenerSocket socket) {
+    }
 
     ShmDirectory(Path root) throws IOException {
         int uid = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
@@ -82,8 +101,42 @@ final class ShmDirectory {
 
     /** The socket of the listener that would take a connect to {@code remote}, or null if none. */
     ListenerSocket listenerFor(InetSocketAddress remote) {
-        ListenerSocket exact = socketAt(listenerSocket(remote.getPort(), remote.getAddress()));
-        return exact != null ? exact : socketAt(dir.resolve(listenerPrefix(remote.getPort()) + ANY + ".sock"));
+        long stamp = directoryStamp();
+        ListenerSocket exact = socketAt(listenerSocket(remote.getPort(), remote.getAddress()), stamp);
+        return exact != null ? exact
+                : socketAt(dir.resolve(listenerPrefix(remote.getPort()) + ANY + ".sock"), stamp);
+    }
+
+    /** What was found at {@code path} under the directory's modification time {@code stamp}, found again if unknown. */
+    private ListenerSocket socketAt(Path path, long stamp) {
+        Found known = found.get(path);
+        if (known != null && known.stamp() == stamp && stamp != UNSETTLED) {
+            return known.socket();
+        }
+        ListenerSocket socket = socketAt(path);
+        if (stamp != UNSETTLED) {
+            if (found.size() >= MAX_FOUND) {
+                found.clear(); // an app that connects to ever new ports: what it found long ago is stale anyway
+            }
+            found.put(path, new Found(stamp, socket));
+        }
+        return socket;
+    }
+
+    /**
+     * The directory's modification time, or {@link #UNSETTLED} when it changed too recently to be trusted: the kernel
+     * stamps a change with a clock that ticks every few milliseconds, so a second change within the tick of the first
+     * would leave the stamp as it was. Once the stamp is {@link #SETTLED_NANOS} old, any later change moves it.
+     */
+    private long directoryStamp() {
+        try {
+            long modified = Files.getLastModifiedTime(dir).to(TimeUnit.NANOSECONDS);
+            Instant now = Instant.now();
+            long nowNanos = now.getEpochSecond() * 1_000_000_000L + now.getNano();
+            return nowNanos - modified > SETTLED_NANOS ? modified : UNSETTLED;
+        } catch (IOException e) {
+            return UNSETTLED;
+        }
     }
 
     private static ListenerSocket socketAt(Path path) {
