@@ -2,6 +2,8 @@ package io.sovia.spi.engine;
 
 import io.sovia.spi.config.SessionConfig;
 
+import java.util.function.LongSupplier;
+
 /**
  * The persist timer of a reliable link: when a writer has waited for credit or link space longer than
  * the minimum rto, its session is polled (sending what now fits), probes the window and
@@ -21,13 +23,16 @@ final class CreditProbe {
         this.config = config;
     }
 
-    /** Credit or link space ran out with bytes waiting; returns whether this started the timer. */
-    boolean windowClosed(long now) {
+    /**
+     * Credit or link space ran out with bytes waiting; returns whether this started the timer. The clock is read only
+     * then: a writer of small pieces into a full ring comes here at every write.
+     */
+    boolean windowClosed(LongSupplier clock) {
         if (deadline != 0) {
             return false;
         }
         interval = config.rtoMinNanos();
-        deadline = now + interval;
+        deadline = clock.getAsLong() + interval;
         return true;
     }
 

@@ -421,7 +421,7 @@ final class SessionSender {
      */
     private void stall() {
         stalled = true;
-        if (creditProbe != null && creditProbe.windowClosed(clock.getAsLong())) {
+        if (creditProbe != null && creditProbe.windowClosed(clock)) {
             timerSet.run();
         }
     }
