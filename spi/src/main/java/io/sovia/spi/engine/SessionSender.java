@@ -22,6 +22,11 @@ import static io.sovia.spi.engine.FrameFlyweight.SYN_ACK;
  * data may flow and when a FIN is due. Guarded by the session's lock.
  */
 final class SessionSender {
+    /**
+     * The most bytes of a file {@link #acceptFile} puts in the send buffer when they cannot be framed at once: enough
+     * to have a window update bring someone to frame them, few enough that most of a file goes straight into frames.
+     */
+    private static final int FILE_BUFFERED = 8192;
     private final Link link;
     private final SessionConfig config;
     private final LongSupplier clock;
@@ -36,11 +41,6 @@ final class SessionSender {
     /** Registered with the waiters while written bytes wait to be framed, so the peer's next frame
      *  (a window update) gets them sent even if the app never calls again. */
     private final Runnable creditWaker;
-    /**
-     * The most bytes of a file {@link #acceptFile} puts in the send buffer when they cannot be framed at once: enough
-     * to have a window update bring someone to frame them, few enough that most of a file goes straight into frames.
-     */
-    private static final int FILE_BUFFERED = 8192;
     private final FrameFlyweight out = new FrameFlyweight();
     private final ByteRing unsent;
     private final int maxPayload;

@@ -24,6 +24,9 @@ import java.nio.channels.SelectableChannel;
  * reach them.
  */
 public final class RingLink implements Link {
+    /** {@link #peerCaughtUp()} reads the clock at each of a hold's first looks, then at every {@link #CHECK_EVERY}-th. */
+    private static final int EXACT_LOOKS = 64;
+    private static final int CHECK_EVERY = 16;
     /** The doorbell byte that wakes a sleeping peer (a "ring" here is only ever a frame buffer). */
     public static final byte WAKE = 1;
     /** The doorbell byte of a {@linkplain #nudge() nudge}. */
@@ -71,9 +74,6 @@ public final class RingLink implements Link {
      * frames it otherwise, wakes only for a writer that stopped (at the full span, 4,500 such wake-ups a second).
      */
     private final long holdNanos = SoviaConfig.nagleNanos() / 2;
-    /** {@link #peerCaughtUp()} reads the clock at each of a hold's first looks, then at every {@link #CHECK_EVERY}-th. */
-    private static final int EXACT_LOOKS = 64;
-    private static final int CHECK_EVERY = 16;
     /**
      * The {@link #rangAt} whose hold {@link #holdLooks} counts the looks at, and the one whose hold has ended; by the
      * session's lock holder.
