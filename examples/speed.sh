@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The speed benchmark: the same unmodified apps without and with the agent (two JVMs, the shm path), pinned to one
-# core and to separate cores, printed side by side with ratios, and every figure also as CSV.
+# core and to separate cores, printed side by side with ratios, and every figure also as CSV; then issue 12's
+# targets met or missed (examples/speed-targets.sh).
 #
 #   bash examples/speed.sh                 every section
 #   bash examples/speed.sh setup streams   only those sections (rtt, sleeping, busy, streams, setup, conns, curves, rpc,
@@ -426,3 +427,4 @@ for section in $SECTIONS; do
   esac
 done
 echo "CSV: $CSV"
+bash examples/speed-targets.sh "$CSV"
