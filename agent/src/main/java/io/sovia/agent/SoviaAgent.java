@@ -121,7 +121,11 @@ public final class SoviaAgent {
      * was still completing the VM's start (CI on JDK 17.0.15, 2026-11-29, once in hundreds of forked JVMs).
      */
     private static void initializeBeforeBackgroundThreads() {
-        ModuleFinder.of();
+        try {
+            ModuleFinder.of();
+        } catch (Throwable t) {
+            SoviaLog.warn("could not prepare the background loads; they go on", t);
+        }
     }
 
     private static void installProvider() {
