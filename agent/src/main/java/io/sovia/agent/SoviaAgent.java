@@ -9,7 +9,6 @@ import io.sovia.spi.os.NativeAccess;
 import io.sovia.spi.stats.StatsFileWriter;
 
 import java.lang.instrument.Instrumentation;
-import java.lang.module.ModuleFinder;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
@@ -57,7 +56,6 @@ public final class SoviaAgent {
         installSocketImpl(inst, patches);
         installFileTransfers(inst, patches);
         installNettySteering(patches);
-        initializeBeforeBackgroundThreads();
         if (SoviaConfig.pathAllowed("shm")) {
             NativeAccess.loadInBackground();
         }
@@ -111,21 +109,6 @@ public final class SoviaAgent {
      */
     private static void initializeBeforeTransformers() {
         ThreadLocalRandom.current().nextInt();
-    }
-
-    /**
-     * Initializes, on the premain thread, the JDK class that creates performance counters when the native load's
-     * module layer first looks for modules ({@code jdk.internal.module.ModulePath}, through {@code ModuleFinder.of}).
-     * Premain runs before the VM has finished starting: a JVM crashed in HotSpot's {@code PerfDataList::find_by_name}
-     * (from {@code Perf_CreateLong}) when the native-load thread created ModulePath's counters while the main thread
-     * was still completing the VM's start (CI on JDK 17.0.15, 2026-11-29, once in hundreds of forked JVMs).
-     */
-    private static void initializeBeforeBackgroundThreads() {
-        try {
-            ModuleFinder.of();
-        } catch (Throwable t) {
-            SoviaLog.warn("could not prepare the background loads; they go on", t);
-        }
     }
 
     private static void installProvider() {

@@ -227,7 +227,7 @@ final class SessionMachine {
     /** Whether everything written has been framed, or no more will be (failed, output shut down). */
     boolean isDrained() {
         poll();
-        return failure != null || outState != OUT_OPEN || !sender.hasUnsent();
+        return writesEnded() || !sender.hasUnsent();
     }
 
     void setOobInline(boolean on) {
@@ -358,7 +358,12 @@ final class SessionMachine {
 
     boolean isWritable() {
         poll();
-        return failure != null || outState != OUT_OPEN || sender.hasRoom();
+        return writesEnded() || sender.hasRoom();
+    }
+
+    /** Whether no write will take bytes any more (it would throw): the session failed, or output is shut down. */
+    private boolean writesEnded() {
+        return failure != null || outState != OUT_OPEN;
     }
 
     boolean isEstablished() {

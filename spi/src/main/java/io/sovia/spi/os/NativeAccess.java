@@ -63,8 +63,20 @@ public final class NativeAccess {
      * Loads the native calls on a thread of their own, once, so the app's first listener or shm connect does not
      * wait for them (about 0.2 s cold: JNA's initialisation and class loading); a first use that comes sooner
      * waits for this load to finish, as it would have loaded them itself.
+     *
+     * <p>The JDK class that makes performance counters when the load's module layer first looks for modules
+     * ({@code jdk.internal.module.ModulePath}, through {@code ModuleFinder.of}) is initialized on the calling thread
+     * first: called from premain, before the VM has finished starting, a JVM crashed in HotSpot's
+     * {@code PerfDataList::find_by_name} (from {@code Perf_CreateLong}) when this thread made ModulePath's counters
+     * while the main thread was still completing the VM's start (CI on JDK 17.0.15, 2026-11-29, once in hundreds of
+     * forked JVMs).
      */
     public static void loadInBackground() {
+        try {
+            ModuleFinder.of();
+        } catch (Throwable t) {
+            SoviaLog.warn("could not prepare the native calls' load; it goes on", t);
+        }
         Thread t = new Thread(NativeAccess::available, "sovia-native-load");
         t.setDaemon(true);
         t.start();

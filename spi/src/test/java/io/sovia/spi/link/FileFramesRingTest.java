@@ -12,6 +12,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -91,8 +92,8 @@ class FileFramesRingTest {
             client.poll();
             server.read(received);
         }
-        assertArrayEquals(content, java.util.Arrays.copyOf(received.array(), content.length));
-        assertArrayEquals(more, java.util.Arrays.copyOfRange(received.array(), content.length, received.capacity()));
+        assertArrayEquals(content, Arrays.copyOf(received.array(), content.length));
+        assertArrayEquals(more, Arrays.copyOfRange(received.array(), content.length, received.capacity()));
     }
 
     private void open(byte[] content) throws IOException {
