@@ -324,7 +324,7 @@ final class ForkedJvm implements AutoCloseable {
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             killAndFail(name + " did not finish within " + timeout + "; killed it");
         }
-        assertEquals(0, process.exitValue(), () -> name + " failed\n" + report());
+        assertEquals(0, process.exitValue(), () -> name + " failed\n" + report() + othersReport(false));
         System.out.printf("%s: %.1f s%n", name, (System.nanoTime() - startNanos) / 1e9);
         return Files.readString(stdout);
     }
@@ -379,21 +379,23 @@ final class ForkedJvm implements AutoCloseable {
      * each with a thread dump taken before this one is killed.
      */
     private <T> T killAndFail(String what) {
-        String others = othersReport();
+        String others = othersReport(true);
         dumpThreads();
         kill();
         return fail(what + "\n" + report() + others);
     }
 
     /**
-     * The reports of the test's other JVMs still running, each with its thread dump: where a JVM overstays, its peer's
-     * threads usually say why (a server that took the connection on another path, say).
+     * The reports of the test's other JVMs still running, with their thread dumps if {@code dumps}: where a JVM
+     * overstays or fails, its peer's threads or log usually say why (a server that refused the connection's path).
      */
-    private String othersReport() {
+    private String othersReport(boolean dumps) {
         StringBuilder others = new StringBuilder();
         for (ForkedJvm other : LIVE) {
             if (other != this && other.process.isAlive()) {
-                other.dumpThreads();
+                if (dumps) {
+                    other.dumpThreads();
+                }
                 others.append('\n').append(other.report());
             }
         }

@@ -141,9 +141,19 @@ public final class SoviaServerSocketChannel extends ServerSocketChannel implemen
 
     /** Whether a client offered this connection on an accelerated path: then it moves there. */
     private SocketBackend claim(SocketBackend tcp, int changes) throws IOException {
-        SessionBackend session = listeners.claim((InetSocketAddress) tcp.remoteAddress(),
-                (InetSocketAddress) tcp.localAddress(), SetupOptions.of(tcp), backend.bufferSizes(), changes,
-                backend::getOption, true);
+        SessionBackend session;
+        try {
+            session = listeners.claim((InetSocketAddress) tcp.remoteAddress(), (InetSocketAddress) tcp.localAddress(),
+                    SetupOptions.of(tcp), backend.bufferSizes(), changes, backend::getOption, true);
+        } catch (IOException | RuntimeException e) {
+            // the accept fails, and the connection it took must not outlive it
+            try {
+                tcp.close();
+            } catch (IOException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
+        }
         if (session == null) {
             return tcp;
         }
