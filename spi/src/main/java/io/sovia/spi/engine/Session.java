@@ -268,16 +268,6 @@ public final class Session {
         }
     }
 
-    /** Whether every byte written has been framed (or none will be: failed, output shut down); a blocked file transfer waits for it. */
-    public boolean isDrained() {
-        lockForApp();
-        try {
-            return machine.isDrained();
-        } finally {
-            unlockAndRing();
-        }
-    }
-
     /** SO_OOBINLINE: whether urgent bytes are read in the stream (else they are dropped). */
     public void setOobInline(boolean on) {
         lock.lock();

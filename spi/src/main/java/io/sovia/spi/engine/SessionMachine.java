@@ -224,12 +224,6 @@ final class SessionMachine {
         return total;
     }
 
-    /** Whether everything written has been framed, or no more will be (failed, output shut down). */
-    boolean isDrained() {
-        poll();
-        return writesEnded() || !sender.hasUnsent();
-    }
-
     void setOobInline(boolean on) {
         oobInline = on;
     }
@@ -358,12 +352,7 @@ final class SessionMachine {
 
     boolean isWritable() {
         poll();
-        return writesEnded() || sender.hasRoom();
-    }
-
-    /** Whether no write will take bytes any more (it would throw): the session failed, or output is shut down. */
-    private boolean writesEnded() {
-        return failure != null || outState != OUT_OPEN;
+        return failure != null || outState != OUT_OPEN || sender.hasRoom();
     }
 
     boolean isEstablished() {

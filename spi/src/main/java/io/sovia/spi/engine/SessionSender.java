@@ -22,11 +22,6 @@ import static io.sovia.spi.engine.FrameFlyweight.SYN_ACK;
  * data may flow and when a FIN is due. Guarded by the session's lock.
  */
 final class SessionSender {
-    /**
-     * The most bytes of a file {@link #acceptFile} puts in the send buffer when they cannot be framed at once: enough
-     * to have a window update bring someone to frame them, few enough that most of a file goes straight into frames.
-     */
-    private static final int FILE_BUFFERED = 8192;
     private final Link link;
     private final SessionConfig config;
     private final LongSupplier clock;
@@ -226,20 +221,23 @@ final class SessionSender {
 
     /**
      * Takes up to {@code count} bytes of {@code file} from {@code position}: read straight into frames while nothing is
-     * buffered ahead of them and credit and link allow (one copy, from the page cache into the link), then at most
-     * {@link #FILE_BUFFERED} more into the send buffer, where a window update gets them framed as it gets written
-     * bytes framed (and wakes a writer waiting for the buffer to drain). Returns how many, or -1 when the file ends
-     * at {@code position}.
+     * buffered ahead of them and credit and link allow (one copy, from the page cache into the link), the rest into
+     * the send buffer as far as it has room, where a window update gets them framed as it gets written bytes framed.
+     * Returns how many, or -1 when the file ends at {@code position}.
      */
     long acceptFile(FileChannel file, long position, long count, boolean established) throws IOException {
         long total = 0;
         if (unsent.isEmpty() && established) {
             total = frameFile(file, position, count);
         }
-        if (total < count) {
-            int read = unsent.appendFrom(file, position + total, (int) Math.min(count - total, FILE_BUFFERED));
-            if (read < 0) {
-                return total == 0 ? -1 : total;
+        while (total < count) {
+            // twice at most: up to the buffer's end, then from its start
+            int read = unsent.appendFrom(file, position + total, (int) Math.min(count - total, Integer.MAX_VALUE));
+            if (read < 0 && total == 0) {
+                return -1;
+            }
+            if (read <= 0) {
+                break;
             }
             total += read;
         }

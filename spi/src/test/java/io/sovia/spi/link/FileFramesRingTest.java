@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A file sent through a session ({@link Session#writeFile}, what {@code transferTo} into a Sovia channel does) is read
  * straight into the ring's frames: one call takes as much as the credit allows, not a send buffer's worth of copies;
- * what follows a full window waits in the send buffer and goes with the window update; a file that ends before the
+ * what follows a full window fills the send buffer, as the JDK's transfer fills the socket's, and goes with the
+ * window update; a file that ends before the
  * count given (shortened while it is sent) gives what it has, in order, then its end.
  */
 class FileFramesRingTest {
@@ -75,6 +76,30 @@ class FileFramesRingTest {
             server.read(received);
         }
         assertEquals(content.length, at, "bytes of the file taken");
+        assertArrayEquals(content, received.array());
+    }
+
+    @Test
+    @Timeout(20)
+    void aTransferWaitsOnlyOnceTheWindowAndTheSendBufferAreFull() throws Exception {
+        byte[] content = random(8 << 20, 14);
+        open(content);
+        int sendBuffer = SoviaConfig.session().sendBuffer();
+        long first = client.writeFile(file, 0, content.length);
+        // as the JDK's transfer, which blocks only while the socket's send buffer is full
+        assertTrue(first >= sendBuffer + 64 * 1024, "a reader that reads nothing yet must see the window and the whole "
+                + sendBuffer + "-byte send buffer taken, not " + first + " bytes");
+        assertEquals(0, client.writeFile(file, first, content.length - first), "then nothing more fits");
+        ByteBuffer received = ByteBuffer.allocate(content.length);
+        long at = first;
+        for (int round = 0; received.hasRemaining() && round < 100_000; round++) {
+            server.read(received);
+            if (at < content.length) {
+                at += client.writeFile(file, at, content.length - at);
+            } else {
+                client.poll();
+            }
+        }
         assertArrayEquals(content, received.array());
     }
 
