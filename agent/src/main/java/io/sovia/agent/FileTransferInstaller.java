@@ -7,8 +7,8 @@ import java.lang.reflect.Field;
 
 /**
  * Routes {@code FileChannel.transferTo}/{@code transferFrom} with a Sovia channel at the other end through
- * {@link FileTransfers}: the JDK's zero-copy path stays on TCP (its own channel underneath), a session gets the
- * file mapped instead of copied through the heap. If the patch cannot be applied, transfers stay as the JDK
+ * {@link FileTransfers}: the JDK's zero-copy path stays on TCP (its own channel underneath), a session reads the
+ * file straight into its frames instead of through the heap. If the patch cannot be applied, transfers stay as the JDK
  * does them for channels it does not know, which is correct, only slower.
  */
 final class FileTransferInstaller {
