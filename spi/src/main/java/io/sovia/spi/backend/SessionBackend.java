@@ -328,9 +328,9 @@ public final class SessionBackend implements SocketBackend {
 
     /**
      * Reads the file into the link's frames ({@link Session#writeFile}) up to its size as the call begins, as the
-     * JDK's transfer reads up to it. As the JDK's, a blocking call waits only while the send buffer is full: waiting
-     * for it to drain so that the next round again read into frames slept and woke once per window, and with every
-     * core busy each wake-up waited for its turn (64 KiB transfers on one busy core ran at 0.45x).
+     * JDK's transfer reads up to it. As the JDK's, a blocking call waits only while the send buffer is full: a wait
+     * for it to drain, so that the next round read into frames again, slept and woke once per window, and with every
+     * core busy each wake-up waited for its turn (64 KiB transfers on one busy core at less than half the rate).
      */
     @Override
     public long sendFile(FileChannel file, long position, long count) throws IOException {
