@@ -231,7 +231,7 @@ final class SessionSender {
             total = frameFile(file, position, count);
         }
         while (total < count) {
-            // twice at most: up to the buffer's end, then from its start
+            // a round per contiguous piece of the buffer (up to its end, then from its start) and per short read
             int read = unsent.appendFrom(file, position + total, (int) Math.min(count - total, Integer.MAX_VALUE));
             if (read < 0 && total == 0) {
                 return -1;

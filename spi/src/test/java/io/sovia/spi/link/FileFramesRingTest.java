@@ -24,8 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A file sent through a session ({@link Session#writeFile}, what {@code transferTo} into a Sovia channel does) is read
  * straight into the ring's frames: one call takes as much as the credit allows, not a send buffer's worth of copies;
  * what follows a full window fills the send buffer, as the JDK's transfer fills the socket's, and goes with the
- * window update; a file that ends before the
- * count given (shortened while it is sent) gives what it has, in order, then its end.
+ * window update; a file that ends before the count given (shortened while it is sent) gives what it has, in order,
+ * then its end.
  */
 class FileFramesRingTest {
     private static final int RING = 1 << 20;
