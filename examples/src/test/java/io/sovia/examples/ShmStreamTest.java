@@ -51,9 +51,12 @@ class ShmStreamTest {
                 assertEquals("RESULT c2s=" + DemoSupport.sha256OfPseudoRandom(1, bytes)
                         + " s2c=" + DemoSupport.sha256OfPseudoRandom(2, bytes), clientResult);
                 SoviaStats stats = ShmChecks.assertAllOn("shm", client, 1);
-                ShmChecks.assertAllOn("shm", server, 1);
+                SoviaStats serverStats = ShmChecks.assertAllOn("shm", server, 1);
                 assertEquals(bytes + 32, stats.section("bytesSent").get("shm"),
                         "the client sent its stream and the 32-byte header over shm");
+                assertEquals(bytes + 32, serverStats.section("bytesReceived").get("shm"), "the server read them all");
+                assertEquals(serverStats.section("bytesSent").get("shm"), stats.section("bytesReceived").get("shm"),
+                        "the client read all the server sent");
             }
         }
     }

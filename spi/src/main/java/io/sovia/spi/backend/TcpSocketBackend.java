@@ -1,6 +1,7 @@
 package io.sovia.spi.backend;
 
 import io.sovia.spi.config.BufferSizes;
+import io.sovia.spi.stats.SoviaStats;
 import io.sovia.spi.transport.PathKind;
 
 import java.io.IOException;
@@ -78,12 +79,12 @@ public final class TcpSocketBackend implements SocketBackend, SetupSocket {
 
     @Override
     public int read(ByteBuffer dst) throws IOException {
-        return channel.read(dst);
+        return received(channel.read(dst));
     }
 
     @Override
     public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
-        return channel.read(dsts, offset, length);
+        return received(channel.read(dsts, offset, length));
     }
 
     @Override
@@ -92,7 +93,7 @@ public final class TcpSocketBackend implements SocketBackend, SetupSocket {
         if (socket.getSoTimeout() != timeoutMillis) {
             socket.setSoTimeout(timeoutMillis);
         }
-        return inputStream().read(b, off, len);
+        return received(inputStream().read(b, off, len));
     }
 
     @Override
@@ -111,23 +112,41 @@ public final class TcpSocketBackend implements SocketBackend, SetupSocket {
 
     @Override
     public int write(ByteBuffer src) throws IOException {
-        return channel.write(src);
+        return sent(channel.write(src));
     }
 
     @Override
     public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
-        return channel.write(srcs, offset, length);
+        return sent(channel.write(srcs, offset, length));
     }
 
     /** The JDK's own transfer to its own channel: sendfile. */
     @Override
     public long sendFile(FileChannel file, long position, long count) throws IOException {
-        return file.transferTo(position, count, channel);
+        return sent(file.transferTo(position, count, channel));
     }
 
     @Override
     public long receiveFile(FileChannel file, long position, long count) throws IOException {
-        return file.transferFrom(channel, position, count);
+        return received(file.transferFrom(channel, position, count));
+    }
+
+    private static int received(int n) {
+        return (int) received((long) n);
+    }
+
+    private static long received(long n) {
+        SoviaStats.received(PathKind.TCP, n);
+        return n;
+    }
+
+    private static int sent(int n) {
+        return (int) sent((long) n);
+    }
+
+    private static long sent(long n) {
+        SoviaStats.sent(PathKind.TCP, n);
+        return n;
     }
 
     @Override

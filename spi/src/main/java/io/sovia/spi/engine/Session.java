@@ -386,6 +386,16 @@ public final class Session {
         }
     }
 
+    /** Bytes the app wrote so far (taken by writes, framed or not), without taking the lock: a moment old at worst. */
+    public long bytesWritten() {
+        return machine.bytesWritten();
+    }
+
+    /** Bytes the app read so far, without taking the lock: a moment old at worst. */
+    public long bytesRead() {
+        return machine.bytesRead();
+    }
+
     /** What the connection is doing now, without taking its lock: for listings, a moment old at worst. */
     public SessionActivity activity() {
         return machine.activity();

@@ -59,7 +59,7 @@ final class SessionMachine {
     private static final int DIRECT_ONLY = 1;
     private static final int NONE = 2;
     /** How often a call looks at the clock for combining's deadline when no other timer runs. */
-    static final int NAGLE_CHECK_CALLS = 16;
+    static final int NAGLE_CHECK_CALLS = 64;
     /** Guarded by the session lock, like every field here. */
     private int dataMode = TAKE;
     /** Set when a poll left a DATA frame in the link. */
@@ -92,6 +92,9 @@ final class SessionMachine {
     private boolean resetAfterHandshake;
     private IOException failure;
     private final ResetReport resetReport = new ResetReport();
+    /** Bytes the app's writes took and its reads returned: the per-path counters read them unlocked. */
+    private long bytesWritten;
+    private long bytesRead;
 
     /**
      * @param timerSet    runs when a timer is set, so the service thread comes to run it
@@ -182,6 +185,7 @@ final class SessionMachine {
 
     private int endRead(int n) throws IOException {
         if (n > 0) {
+            bytesRead += n;
             receiver.consumed(n);
             if (link.takeCreditWanted()) {
                 receiver.ackAtOnce();
@@ -205,11 +209,12 @@ final class SessionMachine {
         checkWritable();
         boolean large = src.remaining() >= config.smallWrite();
         if (large) {
-            // what combining holds goes first, so this write may be framed straight from src; for a small
-            // write the poll above has just flushed as much as may go
+            // what combining holds goes first, so this write may be framed straight from src; a small write
+            // joins what it holds, and the flush below lets go of as much as may go
             flush(true);
         }
         int total = sender.accept(src, large, dataMayFlow());
+        bytesWritten += total;
         flush(large);
         return total;
     }
@@ -220,6 +225,7 @@ final class SessionMachine {
         checkWritable();
         flush(true);
         long total = sender.acceptFile(file, position, count, dataMayFlow());
+        bytesWritten += Math.max(total, 0);
         flush(true);
         return total;
     }
@@ -363,6 +369,14 @@ final class SessionMachine {
      * What the connection is doing, read without the session's lock so that a look from another thread never
      * delays the data path: the values may be a moment old, which is all a listing needs.
      */
+    long bytesWritten() {
+        return bytesWritten;
+    }
+
+    long bytesRead() {
+        return bytesRead;
+    }
+
     SessionActivity activity() {
         return new SessionActivity(stateName(), sender.bytesFramed(), receiver.bytesConsumed(), sender.bytesUnsent(),
                 receiver.size());
@@ -460,7 +474,9 @@ final class SessionMachine {
         if (receiver.ackDue(now)) {
             sender.sendAck((byte) 0);
         }
-        flush(false);
+        if (!writing) { // a write flushes once it took its bytes: a look at combining per write, not two
+            flush(false);
+        }
         if (resetAfterHandshake && state == ESTABLISHED) {
             resetAfterHandshake = false;
             abort();

@@ -24,9 +24,8 @@ import java.nio.channels.SelectableChannel;
  * reach them.
  */
 public final class RingLink implements Link {
-    /** {@link #peerCaughtUp()} reads the clock at each of a hold's first looks, then at every {@link #CHECK_EVERY}-th. */
+    /** {@link #peerCaughtUp()} reads the clock at each of a hold's first looks, then at fewer and fewer. */
     private static final int EXACT_LOOKS = 64;
-    private static final int CHECK_EVERY = 16;
     /** The doorbell byte that wakes a sleeping peer (a "ring" here is only ever a frame buffer). */
     public static final byte WAKE = 1;
     /** The doorbell byte of a {@linkplain #nudge() nudge}. */
@@ -75,11 +74,12 @@ public final class RingLink implements Link {
      */
     private final long holdNanos = SoviaConfig.nagleNanos() / 2;
     /**
-     * The {@link #rangAt} whose hold {@link #holdLooks} counts the looks at, and the one whose hold has ended; by the
-     * session's lock holder.
+     * The {@link #rangAt} whose hold {@link #holdLooks} counts the looks at, the look that reads the clock next, and
+     * the ring whose hold has ended; by the session's lock holder.
      */
     private long lookedAt;
     private int holdLooks;
+    private int clockLook;
     private long heldOut;
 
     /**
@@ -192,11 +192,19 @@ public final class RingLink implements Link {
         if (rang != lookedAt) {
             lookedAt = rang;
             holdLooks = 0;
+            clockLook = 0;
         }
-        // past EXACT_LOOKS looks at one hold, the clock at every CHECK_EVERY-th only: a writer of small pieces asks
-        // at every write (hundreds of times a hold), and the clock read was a fifth of its time; its hold then ends
-        // a few writes late, or at the combining timer if it stops meanwhile
-        if ((++holdLooks > EXACT_LOOKS && holdLooks % CHECK_EVERY != 0) || System.nanoTime() - rang < holdNanos) {
+        if (++holdLooks > EXACT_LOOKS && holdLooks < clockLook) {
+            return false;
+        }
+        long held = Math.max(System.nanoTime() - rang, 0);
+        if (held < holdNanos) {
+            // past the first looks, the clock next about halfway to the hold's end at the pace of the looks so far, a
+            // few reads more a hold: a writer of small pieces looks at every write, a thousand times a hold, and a clock
+            // read at each was a fifth of its time. A writer that pauses past the first looks ends its hold late, at
+            // the combining timer at worst
+            long perLook = Math.max(held / holdLooks, 1);
+            clockLook = holdLooks + 1 + (int) ((holdNanos - held) / perLook / 2);
             return false;
         }
         heldOut = rang;

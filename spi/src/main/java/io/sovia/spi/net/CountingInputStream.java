@@ -7,20 +7,17 @@ import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 
-/** Counts bytes read from a java.net socket into the per-path stats. */
+/** Counts bytes read from a java.net socket on TCP into the per-path stats (a session counts its own). */
 final class CountingInputStream extends FilterInputStream {
-    private final PathKind path;
-
-    CountingInputStream(InputStream in, PathKind path) {
+    CountingInputStream(InputStream in) {
         super(in);
-        this.path = path;
     }
 
     @Override
     public int read() throws IOException {
         int b = in.read();
         if (b >= 0) {
-            SoviaStats.received(path, 1);
+            SoviaStats.received(PathKind.TCP, 1);
         }
         return b;
     }
@@ -28,7 +25,7 @@ final class CountingInputStream extends FilterInputStream {
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
         int n = in.read(b, off, len);
-        SoviaStats.received(path, n);
+        SoviaStats.received(PathKind.TCP, n);
         return n;
     }
 }

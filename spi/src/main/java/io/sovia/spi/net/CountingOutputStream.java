@@ -7,24 +7,24 @@ import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 
-/** Counts bytes written to a java.net socket into the per-path stats, without FilterOutputStream's byte loop. */
+/**
+ * Counts bytes written to a java.net socket on TCP into the per-path stats (a session counts its own), without
+ * FilterOutputStream's byte loop.
+ */
 final class CountingOutputStream extends FilterOutputStream {
-    private final PathKind path;
-
-    CountingOutputStream(OutputStream out, PathKind path) {
+    CountingOutputStream(OutputStream out) {
         super(out);
-        this.path = path;
     }
 
     @Override
     public void write(int b) throws IOException {
         out.write(b);
-        SoviaStats.sent(path, 1);
+        SoviaStats.sent(PathKind.TCP, 1);
     }
 
     @Override
     public void write(byte[] b, int off, int len) throws IOException {
         out.write(b, off, len);
-        SoviaStats.sent(path, len);
+        SoviaStats.sent(PathKind.TCP, len);
     }
 }

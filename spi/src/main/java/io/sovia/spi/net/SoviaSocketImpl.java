@@ -163,18 +163,18 @@ public final class SoviaSocketImpl extends SocketImpl implements PlatformSocketI
     protected InputStream getInputStream() throws IOException {
         SessionBackend s = session;
         if (s != null) {
-            return new CountingInputStream(SessionStreams.input(s, () -> timeout, () -> closed), s.path());
+            return SessionStreams.input(s, () -> timeout, () -> closed);
         }
-        return new CountingInputStream(NioImpl.inputStream(delegate), PathKind.TCP);
+        return new CountingInputStream(NioImpl.inputStream(delegate));
     }
 
     @Override
     protected OutputStream getOutputStream() throws IOException {
         SessionBackend s = session;
         if (s != null) {
-            return new CountingOutputStream(SessionStreams.output(s), s.path());
+            return SessionStreams.output(s);
         }
-        return new CountingOutputStream(NioImpl.outputStream(delegate), PathKind.TCP);
+        return new CountingOutputStream(NioImpl.outputStream(delegate));
     }
 
     @Override

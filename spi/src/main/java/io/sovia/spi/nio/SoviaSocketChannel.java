@@ -4,7 +4,6 @@ import io.sovia.spi.backend.SessionBackend;
 import io.sovia.spi.backend.SetupSocket;
 import io.sovia.spi.backend.SocketBackend;
 import io.sovia.spi.route.Upgrade;
-import io.sovia.spi.stats.SoviaStats;
 import io.sovia.spi.transport.PathKind;
 
 import java.nio.channels.FileChannel;
@@ -280,14 +279,14 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
     public int read(ByteBuffer dst) throws IOException {
         Objects.requireNonNull(dst);
         ensureReadable();
-        return (int) received(io(SocketBackend::read, SocketBackend::readNow, dst, true));
+        return io(SocketBackend::read, SocketBackend::readNow, dst, true);
     }
 
     @Override
     public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
         Objects.checkFromIndexSize(offset, length, dsts.length);
         ensureReadable();
-        return received(blocking(() -> backend.read(dsts, offset, length)));
+        return blocking(() -> backend.read(dsts, offset, length));
     }
 
     /** A blocking read for the socket adaptor's stream, honouring {@code SO_TIMEOUT}. */
@@ -296,7 +295,7 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
             throw new IllegalBlockingModeException();
         }
         ensureReadable();
-        return (int) received(blocking(() -> backend.read(b, off, len, timeoutMillis)));
+        return (int) blocking(() -> backend.read(b, off, len, timeoutMillis));
     }
 
     int available() throws IOException {
@@ -308,26 +307,26 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
     public int write(ByteBuffer src) throws IOException {
         Objects.requireNonNull(src);
         ensureWritable();
-        return (int) sent(io(SocketBackend::write, SocketBackend::writeNow, src, false));
+        return io(SocketBackend::write, SocketBackend::writeNow, src, false);
     }
 
     @Override
     public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
         Objects.checkFromIndexSize(offset, length, srcs.length);
         ensureWritable();
-        return sent(blocking(() -> backend.write(srcs, offset, length)));
+        return blocking(() -> backend.write(srcs, offset, length));
     }
 
     /** {@code file.transferTo(position, count, this)}, for {@link FileTransfers}. */
     long sendFile(FileChannel file, long position, long count) throws IOException {
         ensureWritable();
-        return sent(blocking(() -> backend.sendFile(file, position, count)));
+        return blocking(() -> backend.sendFile(file, position, count));
     }
 
     /** {@code file.transferFrom(this, position, count)}, for {@link FileTransfers}. */
     long receiveFile(FileChannel file, long position, long count) throws IOException {
         ensureReadable();
-        return received(blocking(() -> backend.receiveFile(file, position, count)));
+        return blocking(() -> backend.receiveFile(file, position, count));
     }
 
     void sendUrgentData(int data) throws IOException {
@@ -343,16 +342,6 @@ public final class SoviaSocketChannel extends SocketChannel implements Pollable 
     boolean oobInline() throws IOException {
         ensureOpen();
         return backend.oobInline();
-    }
-
-    private long received(long n) {
-        SoviaStats.received(backend.path(), n);
-        return n;
-    }
-
-    private long sent(long n) {
-        SoviaStats.sent(backend.path(), n);
-        return n;
     }
 
     /** A read or write of one buffer; method references to it are constants, so the data path allocates nothing. */

@@ -3,6 +3,7 @@ package io.sovia.spi.ops;
 import io.sovia.spi.engine.Session;
 import io.sovia.spi.engine.SessionActivity;
 import io.sovia.spi.jfr.SoviaEvents;
+import io.sovia.spi.stats.SoviaStats;
 import io.sovia.spi.transport.PathKind;
 
 import java.net.InetSocketAddress;
@@ -26,7 +27,7 @@ public final class LiveRegistry {
     }
 
     /** One accelerated connection, from its establishment until its link is released. */
-    public static final class Connection {
+    public static final class Connection implements SoviaStats.OwnCounts {
         final PathKind path;
         final InetSocketAddress local;
         final InetSocketAddress remote;
@@ -42,6 +43,21 @@ public final class LiveRegistry {
             this.session = session;
         }
 
+        @Override
+        public PathKind path() {
+            return path;
+        }
+
+        @Override
+        public long bytesWritten() {
+            return session.bytesWritten();
+        }
+
+        @Override
+        public long bytesRead() {
+            return session.bytesRead();
+        }
+
         /** The session's state, or {@code closed} once the app closed it and the handover runs. */
         String state(SessionActivity activity) {
             return appClosed && "established".equals(activity.state()) ? "closed" : activity.state();
@@ -55,6 +71,7 @@ public final class LiveRegistry {
         /** The link is released: the connection is gone. Idempotent. */
         public void released() {
             if (CONNECTIONS.remove(this)) {
+                SoviaStats.ended(this);
                 SessionActivity a = session.activity();
                 SoviaEvents.closed(path.key(), LiveFile.address(local), LiveFile.address(remote), a.sent(),
                         a.received());
@@ -83,6 +100,7 @@ public final class LiveRegistry {
     public static Connection opened(PathKind path, InetSocketAddress local, InetSocketAddress remote, Session session) {
         Connection c = new Connection(path, local, remote, session);
         CONNECTIONS.add(c);
+        SoviaStats.counting(c);
         SoviaEvents.opened(path.key(), LiveFile.address(local), LiveFile.address(remote));
         LivePublisher.ensureStarted();
         return c;

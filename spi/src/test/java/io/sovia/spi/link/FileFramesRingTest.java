@@ -119,6 +119,9 @@ class FileFramesRingTest {
         }
         assertArrayEquals(content, Arrays.copyOf(received.array(), content.length));
         assertArrayEquals(more, Arrays.copyOfRange(received.array(), content.length, received.capacity()));
+        // what the per-path stats read from the sessions
+        assertEquals(received.capacity(), client.bytesWritten(), "bytes transferred and written; the file's end is none");
+        assertEquals(received.capacity(), server.bytesRead());
     }
 
     private void open(byte[] content) throws IOException {

@@ -40,6 +40,43 @@ class SoviaStatsTest {
         assertEquals(field(before, "bytesReceived", "tcp"), field(after, "bytesReceived", "tcp"), "EOF is not a byte");
     }
 
+    /** A session's bytes count in its path's while it lasts, read from it, and stay counted once it ended. */
+    @Test
+    void aConnectionsOwnCountsAreReadWhileItLastsAndKeptOnceItEnded() {
+        long sent = SoviaStats.bytesSent(PathKind.JVM);
+        long received = SoviaStats.bytesReceived(PathKind.JVM);
+        long[] counts = new long[2];
+        SoviaStats.OwnCounts session = new SoviaStats.OwnCounts() {
+            @Override
+            public PathKind path() {
+                return PathKind.JVM;
+            }
+
+            @Override
+            public long bytesWritten() {
+                return counts[0];
+            }
+
+            @Override
+            public long bytesRead() {
+                return counts[1];
+            }
+        };
+        SoviaStats.counting(session);
+        counts[0] = 64;
+        counts[1] = 5;
+        assertEquals(sent + 64, SoviaStats.bytesSent(PathKind.JVM));
+        assertEquals(received + 5, SoviaStats.bytesReceived(PathKind.JVM));
+        counts[0] = 128;
+        assertEquals(sent + 128, field(SoviaStats.toJson(), "bytesSent", "jvm"));
+        assertEquals(field(SoviaStats.toJson(), "bytesSent", "shm"), SoviaStats.bytesSent(PathKind.SHM), "other paths");
+        SoviaStats.ended(session);
+        SoviaStats.ended(session);
+        counts[0] = 1_000;
+        assertEquals(sent + 128, SoviaStats.bytesSent(PathKind.JVM), "counted once, as it was when it ended");
+        assertEquals(received + 5, SoviaStats.bytesReceived(PathKind.JVM));
+    }
+
     @Test
     void writerReplacesTheFileWhole(@TempDir java.nio.file.Path dir) throws Exception {
         java.nio.file.Path file = dir.resolve("stats.json");
