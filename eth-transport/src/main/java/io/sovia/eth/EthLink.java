@@ -1,6 +1,7 @@
 package io.sovia.eth;
 
 import io.sovia.spi.config.SoviaConfig;
+import io.sovia.spi.engine.EngineCounters;
 import io.sovia.spi.engine.FrameFlyweight;
 import io.sovia.spi.engine.FrameHandler;
 import io.sovia.spi.engine.Link;
@@ -404,6 +405,13 @@ final class EthLink implements Link {
     public boolean isPeerAlive() {
         EthPeer p = peer;
         return !gone && (p == null || !p.dead);
+    }
+
+    /** A peer JVM found dead hung up; a link the peer said it let go of was released. */
+    @Override
+    public void countPeerLoss() {
+        EthPeer p = peer;
+        (p != null && p.dead ? EngineCounters.PEERS_HUNG_UP : EngineCounters.PEERS_RELEASED).increment();
     }
 
     @Override

@@ -349,7 +349,8 @@ final class ForkedJvm implements AutoCloseable {
         return "--- " + name + ": " + String.join(" ", command)
                 + (process.isAlive() ? "" : "\n--- exit status " + process.exitValue())
                 + "\n--- stdout:\n" + readQuietly(stdout)
-                + "--- stderr:\n" + readQuietly(stderr);
+                + "--- stderr:\n" + readQuietly(stderr)
+                + (stats != null && Files.exists(stats) ? "--- stats (at its exit):\n" + readQuietly(stats) : "");
     }
 
     private static String readQuietly(Path file) {

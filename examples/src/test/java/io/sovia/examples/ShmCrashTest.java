@@ -157,12 +157,17 @@ class ShmCrashTest {
             try (ForkedJvm next = ForkedJvm.start(dir, "next", ForkedJvm.Options.agent(dir.resolve("next.stats.json")),
                     ManyEchoApp.class, "client", String.valueOf(port), "10", "1000000")) {
                 assertEquals("RESULT connections=10 bytes=1000000", next.awaitResult(STEP));
-                ShmChecks.assertAllOn("shm", next, 10);
+                SoviaStats stats = ShmChecks.assertAllOn("shm", next, 10);
+                assertEquals(0, stats.section("engine").get("peersHungUp") + stats.section("engine").get("peersReleased"),
+                        stats::json);
             }
             server.closeStdin();
             String out = server.awaitSuccess(STEP);
             assertTrue(out.contains("ECHOED accepted=210 closed=10 ") && out.contains(" errors=200"), server::report);
-            ShmChecks.assertAllOn("shm", server, 210);
+            SoviaStats stats = ShmChecks.assertAllOn("shm", server, 210);
+            assertEquals(200, stats.section("engine").get("peersHungUp"), () -> "each killed connection, seen as such: "
+                    + stats.json());
+            assertEquals(0, stats.section("engine").get("peersReleased"), stats::json);
             List<String> left = leftovers(List.of(server.pid(), doomedPid), port, false);
             assertEquals(List.of(), left, "left in " + ShmChecks.DIR);
         }

@@ -17,6 +17,15 @@ public final class EngineCounters {
     public static final LongAdder PROTOCOL_ERRORS = new LongAdder();
     /** Connections reset by either end or declared dead. */
     public static final LongAdder RESETS = new LongAdder();
+    /**
+     * Connections reset because their peer went without a FIN: its process went away (on shm, the end of its doorbell
+     * socket; on eth, its beats stopped and the probe found nobody).
+     */
+    public static final LongAdder PEERS_HUNG_UP = new LongAdder();
+    /** Connections reset because their peer let go of its link (its rings closed) without a FIN. */
+    public static final LongAdder PEERS_RELEASED = new LongAdder();
+    /** Connections whose peer went after its FIN while this end's written bytes were still unsent: dropped. */
+    public static final LongAdder UNSENT_DROPPED = new LongAdder();
     /** Doorbells rung: the peer had armed and was woken (on shm, one byte on the UNIX socket). */
     public static final LongAdder DOORBELLS = new LongAdder();
     /** Times a waiting thread spun through its budget and went to sleep until rung. */
@@ -46,7 +55,9 @@ public final class EngineCounters {
     public static String toJson() {
         return "{\"retransmits\": " + RETRANSMITS.sum() + ", \"outOfOrder\": " + OUT_OF_ORDER.sum()
                 + ", \"badTokens\": " + BAD_TOKENS.sum() + ", \"protocolErrors\": " + PROTOCOL_ERRORS.sum()
-                + ", \"resets\": " + RESETS.sum() + ", \"doorbells\": " + DOORBELLS.sum()
+                + ", \"resets\": " + RESETS.sum() + ", \"peersHungUp\": " + PEERS_HUNG_UP.sum()
+                + ", \"peersReleased\": " + PEERS_RELEASED.sum() + ", \"unsentDropped\": " + UNSENT_DROPPED.sum()
+                + ", \"doorbells\": " + DOORBELLS.sum()
                 + ", \"sleeps\": " + SLEEPS.sum() + ", \"wordSleeps\": " + WORD_SLEEPS.sum()
                 + ", \"receiveFdSleeps\": " + RECEIVE_FD_SLEEPS.sum()
                 + ", \"contendedSpins\": " + CONTENDED_SPINS.sum()

@@ -210,6 +210,14 @@ public interface Link {
      */
     boolean isPeerAlive();
 
+    /**
+     * Counts in {@link EngineCounters} why the peer is gone without its FIN, once {@link #isPeerAlive()} is false:
+     * for the stats, so that a reset nobody expected says whether the peer's process went or its link did.
+     */
+    default void countPeerLoss() {
+        EngineCounters.PEERS_HUNG_UP.increment();
+    }
+
     /** Releases this end; the peer sees {@link #isPeerAlive()} false. Idempotent. */
     void close();
 }

@@ -487,8 +487,12 @@ final class SessionMachine {
     private void peerGone() {
         if (inState == IN_FIN_RECEIVED) {
             peerClosed = true;
+            if (sender.hasUnsent()) {
+                EngineCounters.UNSENT_DROPPED.increment();
+            }
             sender.dropUnsent();
         } else {
+            link.countPeerLoss();
             // what arrived before the peer died stays readable: reads drain it, then throw
             fail(new SocketException("Connection reset"), false);
         }

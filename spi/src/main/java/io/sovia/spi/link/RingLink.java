@@ -414,6 +414,16 @@ public final class RingLink implements Link {
         return !peerDead && !in.isCorrupt() && !in.isProducerClosed() && !out.isConsumerClosed();
     }
 
+    /** A corrupt ring is counted as a protocol error where it is found ({@link #poll}). */
+    @Override
+    public void countPeerLoss() {
+        if (peerDead) {
+            EngineCounters.PEERS_HUNG_UP.increment();
+        } else if (!in.isCorrupt()) {
+            EngineCounters.PEERS_RELEASED.increment();
+        }
+    }
+
     /** The peer's process is gone without closing its end: wake this end so it notices. */
     public void peerDied() {
         peerDead = true;
