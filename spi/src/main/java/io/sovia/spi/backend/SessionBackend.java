@@ -258,7 +258,8 @@ public final class SessionBackend implements SocketBackend {
     @Override
     public int writeNow(ByteBuffer src) throws IOException {
         ensureOpen();
-        return session.write(src);
+        // a blocking channel's first try: what it leaves, the blocking write that follows takes
+        return session.writePart(src, false);
     }
 
     @Override
@@ -303,22 +304,43 @@ public final class SessionBackend implements SocketBackend {
 
     @Override
     public int write(ByteBuffer src) throws IOException {
-        int total = 0;
-        while (true) {
+        return write(src, false);
+    }
+
+    /**
+     * Writes {@code src}; when blocking, all of it, other threads' writes waiting meanwhile, and until the buffers
+     * after it ({@code more}) are written too.
+     */
+    private int write(ByteBuffer src, boolean more) throws IOException {
+        if (!blocking) {
             ensureOpen();
-            total += session.write(src);
-            if (!src.hasRemaining() || !blocking) {
-                return total;
+            return session.write(src);
+        }
+        int total = 0;
+        boolean ended = false;
+        try {
+            while (true) {
+                ensureOpen();
+                total += session.writePart(src, more);
+                if (!src.hasRemaining()) {
+                    ended = true;
+                    return total;
+                }
+                awaitWritable();
             }
-            awaitWritable();
+        } finally {
+            if (!ended) {
+                session.endWrite();
+            }
         }
     }
 
     @Override
     public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
         long total = 0;
-        for (int i = offset; i < offset + length; i++) {
-            total += write(srcs[i]);
+        int last = offset + length - 1;
+        for (int i = offset; i <= last; i++) {
+            total += write(srcs[i], i < last);
             if (srcs[i].hasRemaining()) {
                 break;
             }
@@ -336,21 +358,29 @@ public final class SessionBackend implements SocketBackend {
     public long sendFile(FileChannel file, long position, long count) throws IOException {
         long end = position + Math.min(count, Math.max(0, file.size() - position));
         long at = position;
-        while (at < end) {
-            ensureOpen();
-            long n = session.writeFile(file, at, end - at);
-            if (n < 0) {
-                break;
+        boolean ended = false;
+        try {
+            while (at < end) {
+                ensureOpen();
+                long n = session.writeFile(file, at, end - at, blocking);
+                if (n < 0) {
+                    break;
+                }
+                at += n;
+                if (!blocking) {
+                    break;
+                }
+                if (at < end) {
+                    awaitWritable();
+                }
             }
-            at += n;
-            if (!blocking) {
-                break;
-            }
-            if (at < end) {
-                awaitWritable();
+            ended = true;
+            return at - position;
+        } finally {
+            if (!ended) {
+                session.endWrite();
             }
         }
-        return at - position;
     }
 
     @Override

@@ -41,6 +41,8 @@ public final class Session {
     private final Link link;
     private final SessionWaiters waiters;
     private final SessionMachine machine;
+    /** Whose blocking write is in progress; under {@link #lock}. */
+    private final WriteTurn turn = new WriteTurn();
     /** Told when a timer is set, so the service thread runs it; set once before the session is shared. */
     private volatile LongConsumer onTimer = by -> { };
     /**
@@ -244,27 +246,67 @@ public final class Session {
      * @throws SocketException after a reset, or "Broken pipe" once the peer is gone
      */
     public int write(ByteBuffer src) throws IOException {
+        return write(src, false, false);
+    }
+
+    /**
+     * A step of a blocking write, which goes on until {@code src}, and the buffers after it if {@code more}, are
+     * taken: until then other threads' writes take nothing ({@link WriteTurn}). A step that throws ends the write.
+     */
+    public int writePart(ByteBuffer src, boolean more) throws IOException {
+        return write(src, true, more);
+    }
+
+    /** A blocking write that ended early (its wait failed): other threads may write again. */
+    public void endWrite() {
         lockForApp();
+        unlockAfterWrite(false);
+    }
+
+    private int write(ByteBuffer src, boolean blocking, boolean more) throws IOException {
+        lockForApp();
+        boolean goesOn = false;
         try {
-            return machine.write(src);
+            if (!turn.mayWrite()) {
+                return 0;
+            }
+            int n = machine.write(src);
+            goesOn = blocking && (more || src.hasRemaining());
+            return n;
         } finally {
-            unlockAndRing();
+            unlockAfterWrite(goesOn);
+        }
+    }
+
+    /** Lets go of the lock after a write that {@code goesOn} or ended; wakes the writers waiting for its turn. */
+    private void unlockAfterWrite(boolean goesOn) {
+        boolean turnGiven = turn.after(goesOn);
+        unlockAndRing();
+        if (turnGiven) {
+            waiters.wakeAll();
         }
     }
 
     /**
      * Accepts up to {@code count} bytes of {@code file} from {@code position}, read straight into the link's frames
-     * as far as credit and link allow, a few KiB more into the send buffer.
+     * as far as credit and link allow, the rest into the send buffer as far as it has room. A {@code blocking}
+     * transfer that goes on holds the write turn, as {@link #writePart} does.
      *
      * @return bytes accepted, 0 when the send buffer is full, -1 when the file ends at {@code position}
      * @throws IOException as {@link #write}, or from reading the file
      */
-    public long writeFile(FileChannel file, long position, long count) throws IOException {
+    public long writeFile(FileChannel file, long position, long count, boolean blocking) throws IOException {
         lockForApp();
+        boolean goesOn = false;
         try {
-            return machine.writeFile(file, position, count);
+            if (!turn.mayWrite()) {
+                return 0;
+            }
+            long n = machine.writeFile(file, position, count);
+            goesOn = blocking && n >= 0 && n < count;
+            return n;
         } finally {
-            unlockAndRing();
+            unlockAfterWrite(goesOn);
         }
     }
 
@@ -380,7 +422,7 @@ public final class Session {
     public boolean isWritable() {
         lockForApp();
         try {
-            return machine.isWritable();
+            return turn.mayWrite() && machine.isWritable();
         } finally {
             unlockAndRing();
         }

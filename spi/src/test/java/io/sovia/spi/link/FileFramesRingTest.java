@@ -62,12 +62,12 @@ class FileFramesRingTest {
         open(content);
         ByteBuffer received = ByteBuffer.allocate(content.length);
         long at = 0;
-        long first = client.writeFile(file, 0, content.length);
+        long first = client.writeFile(file, 0, content.length, false);
         assertTrue(first > 64 * 1024, "one call must frame what the window allows, not a few KiB into a buffer: " + first);
         at += first;
         for (int round = 0; at < content.length && round < 100_000; round++) {
             server.read(received);
-            long n = client.writeFile(file, at, content.length - at);
+            long n = client.writeFile(file, at, content.length - at, false);
             assertTrue(n >= 0, "the file ended early at " + at);
             at += n;
         }
@@ -85,17 +85,17 @@ class FileFramesRingTest {
         byte[] content = random(8 << 20, 14);
         open(content);
         int sendBuffer = SoviaConfig.session().sendBuffer();
-        long first = client.writeFile(file, 0, content.length);
+        long first = client.writeFile(file, 0, content.length, false);
         // as the JDK's transfer, which blocks only while the socket's send buffer is full
         assertTrue(first >= sendBuffer + 64 * 1024, "a reader that reads nothing yet must see the window and the whole "
                 + sendBuffer + "-byte send buffer taken, not " + first + " bytes");
-        assertEquals(0, client.writeFile(file, first, content.length - first), "then nothing more fits");
+        assertEquals(0, client.writeFile(file, first, content.length - first, false), "then nothing more fits");
         ByteBuffer received = ByteBuffer.allocate(content.length);
         long at = first;
         for (int round = 0; received.hasRemaining() && round < 100_000; round++) {
             server.read(received);
             if (at < content.length) {
-                at += client.writeFile(file, at, content.length - at);
+                at += client.writeFile(file, at, content.length - at, false);
             } else {
                 client.poll();
             }
@@ -108,8 +108,8 @@ class FileFramesRingTest {
     void aFileShorterThanTheCountGivesWhatItHasThenItsEnd() throws Exception {
         byte[] content = random(100_000, 12);
         open(content);
-        assertEquals(content.length, client.writeFile(file, 0, 1 << 20), "a file ending inside a frame");
-        assertEquals(-1, client.writeFile(file, content.length, 1 << 20), "then the end of the file");
+        assertEquals(content.length, client.writeFile(file, 0, 1 << 20, false), "a file ending inside a frame");
+        assertEquals(-1, client.writeFile(file, content.length, 1 << 20, false), "then the end of the file");
         byte[] more = random(3000, 13);
         assertEquals(more.length, client.write(ByteBuffer.wrap(more)), "writes go on after the short frame was given up");
         ByteBuffer received = ByteBuffer.allocate(content.length + more.length);

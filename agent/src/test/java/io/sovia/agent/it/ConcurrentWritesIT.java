@@ -1,0 +1,111 @@
+package io.sovia.agent.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.util.Arrays;
+
+/**
+ * One write at a time, as {@code WritableByteChannel} promises ("any other thread that attempts to initiate another
+ * write operation will block until the first operation is complete") and the JDK's java.net streams do: a write
+ * started while another thread's blocking write waits for room goes after every byte of that write, a gathering
+ * write's buffers included. The peer reads nothing until both writers started, so the first write blocks.
+ */
+class ConcurrentWritesIT extends SoviaTestBase {
+    /** More than any path buffers (see {@link BlockedWriteIT}), so the first write waits for room. */
+    private static final int BIG = 32 * 1024 * 1024;
+    private static final int SMALL = 100;
+    /** Time for a write that does not wait its turn to slip in before the peer starts reading. */
+    private static final long SLIP_MILLIS = 200;
+
+    @TransportTest
+    void aChannelWriteWaitsForTheBlockedWriteBeforeIt(Transport transport) throws Exception {
+        try (NioPair pair = NioPair.open(transport)) {
+            SocketChannel client = pair.client();
+            Async<Integer> first = Async.start("first writer", () -> client.write(filled('a', BIG)));
+            first.awaitBlockedIn("write");
+            Async<Integer> second = Async.start("second writer", () -> client.write(filled('b', SMALL)));
+            Thread.sleep(SLIP_MILLIS);
+            assertArrives(into -> pair.accepted().read(ByteBuffer.wrap(into)), 'a', BIG, 'b', SMALL);
+            assertEquals(BIG, first.get());
+            assertEquals(SMALL, second.get());
+        }
+    }
+
+    @TransportTest
+    void aChannelWriteWaitsForEveryBufferOfABlockedGatheringWrite(Transport transport) throws Exception {
+        try (NioPair pair = NioPair.open(transport)) {
+            SocketChannel client = pair.client();
+            Async<Long> first = Async.start("first writer",
+                    () -> client.write(new ByteBuffer[] {filled('a', BIG / 2), filled('a', BIG / 2)}));
+            first.awaitBlockedIn("write");
+            Async<Integer> second = Async.start("second writer", () -> client.write(filled('b', SMALL)));
+            Thread.sleep(SLIP_MILLIS);
+            assertArrives(into -> pair.accepted().read(ByteBuffer.wrap(into)), 'a', BIG, 'b', SMALL);
+            assertEquals(BIG, first.get());
+            assertEquals(SMALL, second.get());
+        }
+    }
+
+    @TransportTest
+    void aStreamWriteWaitsForTheBlockedWriteBeforeIt(Transport transport) throws Exception {
+        try (SocketPair pair = SocketPair.open(transport)) {
+            OutputStream out = pair.client().getOutputStream();
+            Async<Void> first = Async.start("first writer", () -> {
+                out.write(filled('a', BIG).array());
+                return null;
+            });
+            first.awaitBlockedIn("write");
+            Async<Void> second = Async.start("second writer", () -> {
+                out.write(filled('b', SMALL).array());
+                return null;
+            });
+            Thread.sleep(SLIP_MILLIS);
+            assertArrives(pair.accepted().getInputStream()::read, 'a', BIG, 'b', SMALL);
+            first.get();
+            second.get();
+        }
+    }
+
+    private static ByteBuffer filled(char c, int length) {
+        byte[] bytes = new byte[length];
+        Arrays.fill(bytes, (byte) c);
+        return ByteBuffer.wrap(bytes);
+    }
+
+    /** Where the peer reads from: a channel or a stream, as {@code InputStream.read(byte[])}. */
+    @FunctionalInterface
+    private interface Source {
+        int read(byte[] into) throws IOException;
+    }
+
+    private static void assertArrives(Source from, char first, int firstLength, char second, int secondLength)
+            throws IOException {
+        byte[] chunk = new byte[64 * 1024];
+        long at = 0;
+        long total = (long) firstLength + secondLength;
+        while (at < total) {
+            int n = from.read(chunk);
+            if (n < 0) {
+                fail("the stream ended after " + at + " of " + total + " bytes");
+            }
+            at = check(chunk, n, at, first, firstLength, second);
+        }
+    }
+
+    /** Checks {@code n} bytes that arrived at stream offset {@code at}; returns the offset after them. */
+    private static long check(byte[] bytes, int n, long at, char first, int firstLength, char second) {
+        for (int i = 0; i < n; i++, at++) {
+            char expected = at < firstLength ? first : second;
+            if (bytes[i] != expected) {
+                fail("byte " + at + " is '" + (char) bytes[i] + "', not '" + expected + "': the second write went in"
+                        + " between the first one's bytes");
+            }
+        }
+        return at;
+    }
+}
