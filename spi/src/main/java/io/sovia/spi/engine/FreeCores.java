@@ -30,8 +30,8 @@ import java.util.concurrent.atomic.LongAdder;
  * only from this process's own threads, to which its yields give way. So waits also spin while, over the last
  * {@value #OWN_LOOKS} looks, the CPUs this process may run on were busy with other processes' work for less than
  * {@value #OTHERS_TICKS} ticks: their busy time less this process's CPU time ({@code /proc/self/stat}). A reader
- * that copied a 64 KiB stream on its own core at 83% of it found that core idle less than 5% of the time, slept
- * at every wait and left its writer waiting for the wake-up, 20-22 GB/s; spinning, 27-28.
+ * that copied a 64 KiB stream on its own core found that core idle less than 5% of the time, slept at every wait
+ * and left its writer spinning until the wake-up came: 20-24 GB/s across cores; spinning, 27-28.
  */
 public final class FreeCores {
     private static final long LOOK_MILLIS = 50;
