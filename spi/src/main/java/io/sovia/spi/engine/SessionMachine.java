@@ -365,18 +365,20 @@ final class SessionMachine {
         return state == ESTABLISHED;
     }
 
-    /**
-     * What the connection is doing, read without the session's lock so that a look from another thread never
-     * delays the data path: the values may be a moment old, which is all a listing needs.
-     */
+    /** Bytes the app wrote so far; read unlocked, as {@link #activity()}. */
     long bytesWritten() {
         return bytesWritten;
     }
 
+    /** Bytes the app read so far; read unlocked, as {@link #activity()}. */
     long bytesRead() {
         return bytesRead;
     }
 
+    /**
+     * What the connection is doing, read without the session's lock so that a look from another thread never
+     * delays the data path: the values may be a moment old, which is all a listing needs.
+     */
     SessionActivity activity() {
         return new SessionActivity(stateName(), sender.bytesFramed(), receiver.bytesConsumed(), sender.bytesUnsent(),
                 receiver.size());
