@@ -123,14 +123,26 @@ public final class HostilePeer {
 
     /** Hellos for TCP connects from 127.0.0.1 that never come. */
     private void hellos(int count, boolean keepOpen) throws IOException {
+        int first = belowEphemeralPorts(count);
         for (int i = 0; i < count; i++) {
             Segment s = segment(true);
-            int unix = hello(40_000 + i, s.fd);
+            int unix = hello(first + i, s.fd);
             if (!keepOpen) {
                 C.LIB.close(unix);
             }
             C.LIB.close(s.fd);
         }
+    }
+
+    /**
+     * The first of {@code count} client ports just below the kernel's ephemeral range, which no connect of this host is
+     * given: a hello naming a real client's address replaces that client's own (the newest hello for an address wins),
+     * and hellos at 40,000 and up reset a test's real client whenever its port fell among them (about once in a
+     * hundred runs of ShmHelloExpiryTest).
+     */
+    private static int belowEphemeralPorts(int count) throws IOException {
+        String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
+        return Math.max(1, Integer.parseInt(range.split("\\s+")[0]) - count);
     }
 
     private void minLengthBeforeSyn() throws IOException {
