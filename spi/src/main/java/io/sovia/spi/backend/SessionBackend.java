@@ -317,21 +317,18 @@ public final class SessionBackend implements SocketBackend {
             return session.write(src);
         }
         int total = 0;
-        boolean ended = false;
         try {
             while (true) {
                 ensureOpen();
                 total += session.writePart(src, more);
                 if (!src.hasRemaining()) {
-                    ended = true;
                     return total;
                 }
                 awaitWritable();
             }
-        } finally {
-            if (!ended) {
-                session.endWrite();
-            }
+        } catch (IOException | RuntimeException | Error e) {
+            session.endWrite();
+            throw e;
         }
     }
 
@@ -358,7 +355,6 @@ public final class SessionBackend implements SocketBackend {
     public long sendFile(FileChannel file, long position, long count) throws IOException {
         long end = position + Math.min(count, Math.max(0, file.size() - position));
         long at = position;
-        boolean ended = false;
         try {
             while (at < end) {
                 ensureOpen();
@@ -374,12 +370,10 @@ public final class SessionBackend implements SocketBackend {
                     awaitWritable();
                 }
             }
-            ended = true;
             return at - position;
-        } finally {
-            if (!ended) {
-                session.endWrite();
-            }
+        } catch (IOException | RuntimeException | Error e) {
+            session.endWrite();
+            throw e;
         }
     }
 

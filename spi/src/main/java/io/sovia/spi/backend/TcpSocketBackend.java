@@ -79,7 +79,7 @@ public final class TcpSocketBackend implements SocketBackend, SetupSocket {
 
     @Override
     public int read(ByteBuffer dst) throws IOException {
-        return received(channel.read(dst));
+        return (int) received(channel.read(dst));
     }
 
     @Override
@@ -93,7 +93,7 @@ public final class TcpSocketBackend implements SocketBackend, SetupSocket {
         if (socket.getSoTimeout() != timeoutMillis) {
             socket.setSoTimeout(timeoutMillis);
         }
-        return received(inputStream().read(b, off, len));
+        return (int) received(inputStream().read(b, off, len));
     }
 
     @Override
@@ -112,7 +112,7 @@ public final class TcpSocketBackend implements SocketBackend, SetupSocket {
 
     @Override
     public int write(ByteBuffer src) throws IOException {
-        return sent(channel.write(src));
+        return (int) sent(channel.write(src));
     }
 
     @Override
@@ -131,17 +131,9 @@ public final class TcpSocketBackend implements SocketBackend, SetupSocket {
         return received(file.transferFrom(channel, position, count));
     }
 
-    private static int received(int n) {
-        return (int) received((long) n);
-    }
-
     private static long received(long n) {
         SoviaStats.received(PathKind.TCP, n);
         return n;
-    }
-
-    private static int sent(int n) {
-        return (int) sent((long) n);
     }
 
     private static long sent(long n) {

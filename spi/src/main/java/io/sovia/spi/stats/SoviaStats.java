@@ -120,18 +120,19 @@ public final class SoviaStats {
 
     /** Bytes sent so far on {@code path}. */
     public static long bytesSent(PathKind path) {
-        long n = BYTES_SENT[path.ordinal()].sum();
-        for (OwnCounts c : COUNTING) {
-            n += c.path() == path ? c.bytesWritten() : 0;
-        }
-        return n;
+        return bytes(BYTES_SENT, path, OwnCounts::bytesWritten);
     }
 
     /** Bytes received so far on {@code path}. */
     public static long bytesReceived(PathKind path) {
-        long n = BYTES_RECEIVED[path.ordinal()].sum();
+        return bytes(BYTES_RECEIVED, path, OwnCounts::bytesRead);
+    }
+
+    /** What {@code counted} holds for {@code path}, plus what its live connections counted themselves. */
+    private static long bytes(LongAdder[] counted, PathKind path, ToLongFunction<OwnCounts> live) {
+        long n = counted[path.ordinal()].sum();
         for (OwnCounts c : COUNTING) {
-            n += c.path() == path ? c.bytesRead() : 0;
+            n += c.path() == path ? live.applyAsLong(c) : 0;
         }
         return n;
     }
@@ -146,7 +147,7 @@ public final class SoviaStats {
     /** The counters as one JSON object (see the README for the fields). */
     public static String toJson() {
         StringBuilder sb = new StringBuilder(256).append('{');
-        perPath(sb, "connections", p -> CONNECTIONS[p.ordinal()].sum()).append(", ");
+        perPath(sb, "connections", SoviaStats::connections).append(", ");
         byReason(sb, "fallbacks", FALLBACKS).append(", ");
         byReason(sb, "refused", REFUSED).append(", ");
         byReason(sb, "dropped", DROPPED).append(", ");
