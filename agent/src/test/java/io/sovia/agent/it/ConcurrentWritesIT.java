@@ -26,13 +26,9 @@ class ConcurrentWritesIT extends SoviaTestBase {
     void aChannelWriteWaitsForTheBlockedWriteBeforeIt(Transport transport) throws Exception {
         try (NioPair pair = NioPair.open(transport)) {
             SocketChannel client = pair.client();
-            Async<Integer> first = Async.start("first writer", () -> client.write(filled('a', BIG)));
-            first.awaitBlockedIn("write");
-            Async<Integer> second = Async.start("second writer", () -> client.write(filled('b', SMALL)));
-            Thread.sleep(SLIP_MILLIS);
-            assertArrives(into -> pair.accepted().read(ByteBuffer.wrap(into)), 'a', BIG, 'b', SMALL);
-            assertEquals(BIG, first.get());
-            assertEquals(SMALL, second.get());
+            assertSecondWaitsForFirst(() -> assertEquals(BIG, client.write(filled('a', BIG))),
+                    () -> assertEquals(SMALL, client.write(filled('b', SMALL))),
+                    into -> pair.accepted().read(ByteBuffer.wrap(into)));
         }
     }
 
@@ -40,14 +36,10 @@ class ConcurrentWritesIT extends SoviaTestBase {
     void aChannelWriteWaitsForEveryBufferOfABlockedGatheringWrite(Transport transport) throws Exception {
         try (NioPair pair = NioPair.open(transport)) {
             SocketChannel client = pair.client();
-            Async<Long> first = Async.start("first writer",
-                    () -> client.write(new ByteBuffer[] {filled('a', BIG / 2), filled('a', BIG / 2)}));
-            first.awaitBlockedIn("write");
-            Async<Integer> second = Async.start("second writer", () -> client.write(filled('b', SMALL)));
-            Thread.sleep(SLIP_MILLIS);
-            assertArrives(into -> pair.accepted().read(ByteBuffer.wrap(into)), 'a', BIG, 'b', SMALL);
-            assertEquals(BIG, first.get());
-            assertEquals(SMALL, second.get());
+            assertSecondWaitsForFirst(
+                    () -> assertEquals(BIG, client.write(new ByteBuffer[] {filled('a', BIG / 2), filled('a', BIG / 2)})),
+                    () -> assertEquals(SMALL, client.write(filled('b', SMALL))),
+                    into -> pair.accepted().read(ByteBuffer.wrap(into)));
         }
     }
 
@@ -55,20 +47,36 @@ class ConcurrentWritesIT extends SoviaTestBase {
     void aStreamWriteWaitsForTheBlockedWriteBeforeIt(Transport transport) throws Exception {
         try (SocketPair pair = SocketPair.open(transport)) {
             OutputStream out = pair.client().getOutputStream();
-            Async<Void> first = Async.start("first writer", () -> {
-                out.write(filled('a', BIG).array());
-                return null;
-            });
-            first.awaitBlockedIn("write");
-            Async<Void> second = Async.start("second writer", () -> {
-                out.write(filled('b', SMALL).array());
-                return null;
-            });
-            Thread.sleep(SLIP_MILLIS);
-            assertArrives(pair.accepted().getInputStream()::read, 'a', BIG, 'b', SMALL);
-            first.get();
-            second.get();
+            assertSecondWaitsForFirst(() -> out.write(filled('a', BIG).array()),
+                    () -> out.write(filled('b', SMALL).array()), pair.accepted().getInputStream()::read);
         }
+    }
+
+    /** A write on a thread of its own; it asserts what it returns itself. */
+    @FunctionalInterface
+    private interface Write {
+        void run() throws Exception;
+    }
+
+    /**
+     * Starts {@code first} ('a' bytes, BIG of them), waits until it blocks for room, starts {@code second} ('b' bytes,
+     * SMALL) and gives it time to slip in; only then the peer reads from {@code from}: every 'a' must come before the
+     * first 'b'. Both writes must end without failing.
+     */
+    private static void assertSecondWaitsForFirst(Write first, Write second, Source from) throws Exception {
+        Async<Void> firstWriter = Async.start("first writer", () -> {
+            first.run();
+            return null;
+        });
+        firstWriter.awaitBlockedIn("write");
+        Async<Void> secondWriter = Async.start("second writer", () -> {
+            second.run();
+            return null;
+        });
+        Thread.sleep(SLIP_MILLIS);
+        assertArrives(from, 'a', BIG, 'b', SMALL);
+        firstWriter.get();
+        secondWriter.get();
     }
 
     private static ByteBuffer filled(char c, int length) {

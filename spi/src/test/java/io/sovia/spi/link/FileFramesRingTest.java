@@ -38,14 +38,9 @@ class FileFramesRingTest {
 
     @BeforeEach
     void connect() {
-        FrameRing toServer = FrameRing.allocate(RING);
-        FrameRing toClient = FrameRing.allocate(RING);
-        client = new Session(new RingLink(toClient, toServer, () -> { }, () -> { }), SoviaConfig.session(), System::nanoTime);
-        server = new Session(new RingLink(toServer, toClient, () -> { }, () -> { }), SoviaConfig.session(), System::nanoTime);
-        client.connect();
-        server.listen();
-        server.poll();
-        client.poll();
+        RingSessions sessions = RingSessions.connected(RING);
+        client = sessions.client();
+        server = sessions.server();
     }
 
     @AfterEach

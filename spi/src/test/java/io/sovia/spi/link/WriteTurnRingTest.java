@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.engine.Session;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -42,14 +41,9 @@ class WriteTurnRingTest {
 
     @BeforeEach
     void connect() {
-        FrameRing toServer = FrameRing.allocate(RING);
-        FrameRing toClient = FrameRing.allocate(RING);
-        client = new Session(new RingLink(toClient, toServer, () -> { }, () -> { }), SoviaConfig.session(), System::nanoTime);
-        server = new Session(new RingLink(toServer, toClient, () -> { }, () -> { }), SoviaConfig.session(), System::nanoTime);
-        client.connect();
-        server.listen();
-        server.poll();
-        client.poll();
+        RingSessions sessions = RingSessions.connected(RING);
+        client = sessions.client();
+        server = sessions.server();
     }
 
     @AfterEach
