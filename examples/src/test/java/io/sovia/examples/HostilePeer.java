@@ -32,6 +32,8 @@ import java.util.List;
  * <ul>
  *   <li>{@code hellos-keep}, {@code hellos-close}: COUNT well-formed hellos whose TCP connect never comes, the
  *       setup connections kept open or closed at once;</li>
+ *   <li>{@code hello-for}: one well-formed hello naming client port COUNT of 127.0.0.1, a live client's, whose
+ *       TCP connect comes from that client and not from here;</li>
  *   <li>{@code unsealed}: a well-formed segment in a memory file that may still shrink;</li>
  *   <li>{@code plain-file}: a well-formed segment in a plain file;</li>
  *   <li>{@code min-length}: before the SYN, a record of length Integer.MIN_VALUE under a tail of 8;</li>
@@ -111,6 +113,7 @@ public final class HostilePeer {
         String mode = args[2];
         switch (mode) {
             case "hellos-keep", "hellos-close" -> peer.hellos(Integer.parseInt(args[3]), mode.endsWith("keep"));
+            case "hello-for" -> peer.hello(Integer.parseInt(args[3]), peer.segment(true).fd);
             case "unsealed" -> peer.connect(peer.segment(false));
             case "plain-file" -> peer.connect(peer.plainFile());
             case "min-length" -> peer.minLengthBeforeSyn();
@@ -136,9 +139,9 @@ public final class HostilePeer {
 
     /**
      * The first of {@code count} client ports just below the kernel's ephemeral range, which no connect of this host is
-     * given: a hello naming a real client's address replaces that client's own (the newest hello for an address wins),
-     * and hellos at 40,000 and up reset a test's real client whenever its port fell among them (about once in a
-     * hundred runs of ShmHelloExpiryTest).
+     * given: these hellos are to expire, not to meet a real client's hello for the same address (which the accept
+     * then settles, see mode {@code hello-for}); at 40,000 and up, a test's real client fell among them about once
+     * in a hundred runs of ShmHelloExpiryTest.
      */
     private static int belowEphemeralPorts(int count) throws IOException {
         String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();

@@ -85,6 +85,38 @@ class HostilePeerTest {
         }
     }
 
+    /**
+     * A same-user process that names a live client's address in a hello of its own, between that client's hello and
+     * the accept, takes nothing from it: the accept gets the client's segment (the process holding the TCP socket
+     * wins), its bytes arrive, and only the hostile hello is refused. Before, the newest hello for an address won, so
+     * the accept took the hostile segment and the client was reset.
+     */
+    @Test
+    @Timeout(120)
+    void aHelloNamingAnotherClientsConnectionTakesNothingFromIt() throws Exception {
+        try (ForkedJvm server = ForkedJvm.start(dir, "server", ForkedJvm.Options.agent(dir.resolve("server.json")),
+                LateAcceptSink.class, "server", "1", "-1")) {
+            int port = server.awaitPort(Duration.ofSeconds(60));
+            Path socket = ShmChecks.listenerSockets(port).get(0);
+            try (ForkedJvm client = ForkedJvm.start(dir, "client", ForkedJvm.Options.agent(dir.resolve("client.json")),
+                    LateAcceptSink.class, "holder", String.valueOf(port), "1000")) {
+                String clientPort = client.awaitLine("^CONNECTED (\\d+)$", Duration.ofSeconds(60)).group(1);
+                // past the doorbell agent's sweep (every second), so the client's hello is parked before the other
+                Thread.sleep(1500);
+                try (ForkedJvm hostile = HostilePeer.start(dir, "hostile", socket, port, "hello-for", clientPort)) {
+                    server.closeStdin();
+                    server.awaitLine("DONE", Duration.ofSeconds(30));
+                    assertTrue(server.stdout().contains("READ 1000\n"), server.report());
+                    assertEquals(0, client.awaitExit(Duration.ofSeconds(30)), client.report());
+                    assertEquals(0, server.awaitExit(Duration.ofSeconds(30)), server.report());
+                    SoviaStats stats = ShmChecks.assertAllOn("shm", server, 1);
+                    assertEquals(1L, stats.section("refused").getOrDefault("shm hello contested", 0L), stats.json());
+                    assertEquals(0L, stats.section("engine").get("resets"), stats.json());
+                }
+            }
+        }
+    }
+
     /** One connection from a client JVM under the agent, which must take shm. */
     private void echo(int port, String name) throws Exception {
         try (ForkedJvm client = ForkedJvm.start(dir, name, ForkedJvm.Options.agent(dir.resolve(name + ".json")),

@@ -13,20 +13,32 @@ import java.net.Socket;
  * <pre>
  *   LateAcceptSink server CONNECTIONS DELAY_MS   prints PORT n, then READ n for each connection, then DONE
  *   LateAcceptSink client PORT CONNECTIONS BYTES connects, writes BYTES and closes, one connection after another
+ *   LateAcceptSink holder PORT BYTES             connects, prints CONNECTED and its port, writes BYTES, shuts its
+ *                                                output and holds the connection until the server closes it
  * </pre>
+ * A DELAY_MS of -1 waits for the end of standard input instead.
  */
 public final class LateAcceptSink {
     private LateAcceptSink() {
     }
 
     public static void main(String[] args) throws Exception {
+        if (args[0].equals("holder")) {
+            hold(Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+            return;
+        }
         int connections = Integer.parseInt(args[args[0].equals("server") ? 1 : 2]);
         if (args[0].equals("server")) {
             try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
                 System.out.println("PORT " + server.getLocalPort());
                 System.out.flush();
                 for (int i = 0; i < connections; i++) {
-                    Thread.sleep(Long.parseLong(args[2]));
+                    long delay = Long.parseLong(args[2]);
+                    if (delay < 0) {
+                        System.in.transferTo(OutputStream.nullOutputStream());
+                    } else {
+                        Thread.sleep(delay);
+                    }
                     try (Socket s = server.accept(); InputStream in = s.getInputStream()) {
                         System.out.println("READ " + in.transferTo(OutputStream.nullOutputStream()));
                     }
@@ -40,6 +52,16 @@ public final class LateAcceptSink {
                     s.getOutputStream().write(bytes);
                 }
             }
+        }
+    }
+
+    private static void hold(int port, int bytes) throws Exception {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            System.out.println("CONNECTED " + s.getLocalPort());
+            System.out.flush();
+            s.getOutputStream().write(new byte[bytes]);
+            s.shutdownOutput();
+            System.out.println("CLOSED BY SERVER after " + s.getInputStream().transferTo(OutputStream.nullOutputStream()));
         }
     }
 }

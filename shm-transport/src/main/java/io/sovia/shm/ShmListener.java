@@ -38,6 +38,8 @@ final class ShmListener implements Transport.TransportListener {
     private final java.nio.file.Path socket;
     private final ServerSocketChannel unixServer;
     private final int selfUid;
+    /** The TCP port of the listener this serves. */
+    private final int port;
     /** Hellos read and not yet claimed, by client address; changed under {@code this}. */
     private final PendingOffers<Pending> hellos = new PendingOffers<>();
 
@@ -46,8 +48,28 @@ final class ShmListener implements Transport.TransportListener {
      * its segment: a descriptor, which whoever drops or claims it closes, or for a kept connection the segment
      * itself (descriptor -1) and the kept socket's registration with the doorbell agent.
      */
-    private record Pending(SocketChannel unix, ShmDoorbells.Registration registration, ShmHello hello,
-            int descriptor, ShmSegment kept, long since) {
+    private static final class Pending {
+        final SocketChannel unix;
+        final ShmDoorbells.Registration registration;
+        final ShmHello hello;
+        final int descriptor;
+        final ShmSegment kept;
+        final long since;
+        /**
+         * An older hello naming the same client address from another process, or null; under the listener's lock.
+         * Only one of them can be the client's, and the accept tells which ({@link #contest}).
+         */
+        Pending rival;
+
+        Pending(SocketChannel unix, ShmDoorbells.Registration registration, ShmHello hello, int descriptor,
+                ShmSegment kept, long since) {
+            this.unix = unix;
+            this.registration = registration;
+            this.hello = hello;
+            this.descriptor = descriptor;
+            this.kept = kept;
+            this.since = since;
+        }
     }
 
     /** A client writes its hello before its TCP connect; one silent this long is no client. */
@@ -74,8 +96,9 @@ final class ShmListener implements Transport.TransportListener {
     private final boolean sleepOnWords;
 
     private ShmListener(ShmDirectory directory, java.nio.file.Path socket, ServerSocketChannel unixServer,
-            boolean sleepOnWords) throws IOException {
+            int port, boolean sleepOnWords) throws IOException {
         this.sleepOnWords = sleepOnWords;
+        this.port = port;
         // the doorbell agent also sweeps the hellos of listeners that accept nothing (see sweepAll)
         ShmDoorbells.get();
         this.idle = new ShmIdleChannels(NativeAccess.os(), unixServer, this::idleHungUp);
@@ -102,7 +125,7 @@ final class ShmListener implements Transport.TransportListener {
             server.bind(UnixDomainSocketAddress.of(socket), 4096);
             Files.setPosixFilePermissions(socket, ShmDirectory.FILE);
             server.configureBlocking(false);
-            ShmListener listener = new ShmListener(directory, socket, server, sleepOnWords);
+            ShmListener listener = new ShmListener(directory, socket, server, bound.getPort(), sleepOnWords);
             OPEN.add(listener);
             return listener;
         } catch (IOException | RuntimeException e) {
@@ -118,18 +141,21 @@ final class ShmListener implements Transport.TransportListener {
         if (p == null) {
             return null;
         }
+        if (p.rival != null) {
+            p = contest(p, remote);
+        }
         try {
-            ShmSegment segment = p.kept() != null ? p.kept() : ShmSegment.open(p.descriptor());
-            RingLink link = ShmTransport.link(segment.clientToServer(), segment.serverToClient(), p.unix(),
+            ShmSegment segment = p.kept != null ? p.kept : ShmSegment.open(p.descriptor);
+            RingLink link = ShmTransport.link(segment.clientToServer(), segment.serverToClient(), p.unix,
                     sleepOnWords);
             return new Transport.Claimed(link,
-                    ShmDoorbells.get().watch(p.unix(), p.registration(), link, segment, () -> { }, this::keep));
+                    ShmDoorbells.get().watch(p.unix, p.registration, link, segment, () -> { }, this::keep));
         } catch (IOException | RuntimeException e) {
             // the client already moved to the segment: closing its socket resets it instead of leaving it hanging
             SoviaStats.refused("shm segment");
             SoviaLog.warnCounted("shm-segment", "cannot take an shm connection (from " + remote + "); it is reset", e);
             // ShmSegment.open closed the descriptor, whatever it found
-            release(p.registration(), p.unix(), -1);
+            release(p.registration, p.unix, -1);
             return null;
         }
     }
@@ -186,18 +212,89 @@ final class ShmListener implements Transport.TransportListener {
         // then ends with "Connection reset" as TCP's would, not with the setup connection's end of stream
         long now = System.nanoTime();
         hellos.removeIf((client, p) -> {
-            if (now - p.since() < helloTtlNanos) {
-                return false;
+            if (now - p.since >= helloTtlNanos) {
+                dropUnclaimed(p);
+                return true;
             }
-            dropUnclaimed(p);
-            return true;
+            expireRivals(p, now);
+            return false;
         });
     }
 
+    /** Drops the rivals of {@code p} that are too old; they are older than {@code p}, so the first such ends its chain. */
+    private void expireRivals(Pending p, long now) {
+        for (Pending c = p; c.rival != null; c = c.rival) {
+            if (now - c.rival.since >= helloTtlNanos) {
+                dropUnclaimed(c.rival);
+                c.rival = null;
+                return;
+            }
+        }
+    }
+
+    /**
+     * Parks a hello for its accept. One naming a client address that has a hello already is kept beside it, unless
+     * both came from one process (which then gave up its earlier connect, and the newest is its own): a process of
+     * this user naming another's address must not take that client's place, nor reset it.
+     */
     private void pending(Pending p) {
-        Pending old = hellos.put(p.hello().client(), p);
-        if (old != null) {
-            dropUnclaimed(old);
+        Pending older = hellos.put(p.hello.client(), p);
+        if (older == null) {
+            return;
+        }
+        int pid = peerPid(p);
+        Pending last = p;
+        for (Pending c = older; c != null; ) {
+            Pending next = c.rival;
+            c.rival = null;
+            if (pid >= 0 && peerPid(c) == pid) {
+                dropUnclaimed(c);
+            } else {
+                last.rival = c;
+                last = c;
+            }
+            c = next;
+        }
+    }
+
+    /**
+     * Of hellos from several processes naming the accepted connection's client address, the one whose process holds
+     * that connection's client socket, or the newest if none can be shown to (its socket closed already, say); the
+     * others are reset.
+     */
+    private Pending contest(Pending newest, InetSocketAddress remote) {
+        Pending winner = newest;
+        try {
+            long inode = TcpSocketOwners.clientSocket(remote, port);
+            for (Pending c = newest; inode != 0 && c != null; c = c.rival) {
+                if (TcpSocketOwners.holds(peerPid(c), inode)) {
+                    winner = c;
+                    break;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            SoviaLog.warnCounted("shm-hello-contest", "cannot tell which process holds the connection from " + remote
+                    + "; the newest of its hellos is taken", e);
+        }
+        for (Pending c = newest; c != null; ) {
+            Pending next = c.rival;
+            c.rival = null;
+            if (c != winner) {
+                refused(null, -1, "shm hello contested", new IOException("another process named the connection from "
+                        + remote + " in its hello; the hello of the process holding it is taken"));
+                dropUnclaimed(c);
+            }
+            c = next;
+        }
+        return winner;
+    }
+
+    /** The process that connected a hello's setup socket, or -1 if that cannot be read. */
+    private static int peerPid(Pending p) {
+        try {
+            return NativeAccess.os().peerPid(JdkNio.fd(p.unix));
+        } catch (IOException e) {
+            return -1;
         }
     }
 
@@ -238,11 +335,13 @@ final class ShmListener implements Transport.TransportListener {
     }
 
     /**
-     * Resets the client of a hello nobody claimed and lets its segment go; a kept one's memory is the client's
-     * until its collection, as the client may still write to it.
+     * Resets the client of a hello nobody claimed, and those of its rivals, and lets their segments go; a kept one's
+     * memory is the client's until its collection, as the client may still write to it.
      */
     private static void dropUnclaimed(Pending p) {
-        release(p.registration(), p.unix(), p.descriptor());
+        for (Pending c = p; c != null; c = c.rival) {
+            release(c.registration, c.unix, c.descriptor);
+        }
     }
 
     /** Closes a kept setup connection, its registration released first (null: a new one), and its descriptor. */

@@ -161,6 +161,12 @@ public interface NativeOs {
      */
     int peerUid(int socket) throws IOException;
 
+    /**
+     * The id of the process that connected the UNIX socket at the other end of {@code socket} ({@code SO_PEERCRED}),
+     * as it was at connect time.
+     */
+    int peerPid(int socket) throws IOException;
+
     /** Closes a descriptor this interface returned; never throws. */
     void closeFd(int fd);
 

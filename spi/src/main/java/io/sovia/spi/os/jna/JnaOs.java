@@ -364,13 +364,23 @@ public final class JnaOs implements NativeOs {
 
     @Override
     public int peerUid(int socket) throws IOException {
-        int[] credentials = new int[3]; // struct ucred { pid_t pid; uid_t uid; gid_t gid; }
+        return peerCredentials(socket)[1];
+    }
+
+    @Override
+    public int peerPid(int socket) throws IOException {
+        return peerCredentials(socket)[0];
+    }
+
+    /** {@code struct ucred { pid_t pid; uid_t uid; gid_t gid; }} of the peer of UNIX socket {@code socket}. */
+    private int[] peerCredentials(int socket) throws IOException {
+        int[] credentials = new int[3];
         try {
             getsockopt(socket, SOL_SOCKET, SO_PEERCRED, credentials, new int[] {credentials.length * Integer.BYTES});
         } catch (LastErrorException e) {
             throw failed("getsockopt(SO_PEERCRED)", e);
         }
-        return credentials[1];
+        return credentials;
     }
 
     @Override
