@@ -55,6 +55,7 @@ public final class SoviaAgent {
         installProvider();
         installSocketImpl(inst, patches);
         installFileTransfers(inst, patches);
+        installChannelStreams(inst, patches);
         installNettySteering(patches);
         if (SoviaConfig.pathAllowed("shm")) {
             NativeAccess.loadInBackground();
@@ -91,7 +92,7 @@ public final class SoviaAgent {
         Set<Module> sovia = Set.of(SoviaAgent.class.getModule());
         inst.redefineModule(base, Set.of(),
                 Map.of("sun.nio.ch", sovia, "sun.net", sovia, "jdk.internal.access", sovia, "jdk.internal.misc", sovia),
-                Map.of("java.net", sovia, "sun.nio.ch", sovia),
+                Map.of("java.net", sovia, "java.nio.channels", sovia, "sun.nio.ch", sovia),
                 Set.of(), Map.of());
         // the diagnostic command that adds the compiler directive (JitBoundary); absent from trimmed runtimes
         ModuleLayer.boot().findModule("jdk.management").ifPresent(management -> inst.redefineModule(management,
@@ -131,6 +132,14 @@ public final class SoviaAgent {
         } catch (Throwable t) {
             SoviaLog.warn("FileChannel transfers to and from Sovia channels go through the heap, as the JDK does "
                     + "them for channels it does not know", t);
+        }
+    }
+
+    private static void installChannelStreams(Instrumentation inst, PatchTransformer patches) {
+        try {
+            ChannelStreamsInstaller.install(inst, patches);
+        } catch (Throwable t) {
+            SoviaLog.warn("Channels' streams over Sovia channels stay the JDK's, which lock twice per call", t);
         }
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
 import java.nio.channels.SocketChannel;
 import java.util.Arrays;
 
@@ -49,6 +50,15 @@ class ConcurrentWritesIT extends SoviaTestBase {
             OutputStream out = pair.client().getOutputStream();
             assertSecondWaitsForFirst(() -> out.write(filled('a', BIG).array()),
                     () -> out.write(filled('b', SMALL).array()), pair.accepted().getInputStream()::read);
+        }
+    }
+
+    @TransportTest
+    void aChannelsStreamWriteWaitsForTheBlockedWriteBeforeIt(Transport transport) throws Exception {
+        try (NioPair pair = NioPair.open(transport)) {
+            OutputStream out = Channels.newOutputStream(pair.client());
+            assertSecondWaitsForFirst(() -> out.write(filled('a', BIG).array()),
+                    () -> out.write(filled('b', SMALL).array()), Channels.newInputStream(pair.accepted())::read);
         }
     }
 

@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The agent's patches of JDK classes pass the bytecode verifier, which the JDK skips for its own classes unless told
  * ({@code BytecodeVerificationLocal}): a bad frame there would not be a VerifyError but undefined behaviour. With it
- * on, the patched methods run and carry java.net sockets and file transfers to Sovia, with no warning logged.
+ * on, the patched methods run and carry java.net sockets, file transfers and Channels' streams to Sovia, with no warning logged.
  */
 @Timeout(120)
 class PatchIT {
@@ -37,6 +37,8 @@ class PatchIT {
             assertTrue(r.stdout().contains("impl io.sovia."), probe.report());
             assertTrue(r.stdout().contains("channel io.sovia.spi.nio.SoviaSocketChannel transferTo 100000 transferFrom 5000"),
                     probe.report());
+            assertTrue(r.stdout().contains("streams io.sovia.spi.nio.AdaptorOutputStream io.sovia.spi.nio.AdaptorInputStream"
+                    + " carried [1, 2, 3]"), probe.report());
         }
     }
 }

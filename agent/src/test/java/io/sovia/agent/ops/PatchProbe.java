@@ -4,6 +4,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketImpl;
 import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -14,8 +15,9 @@ import java.nio.file.StandardOpenOption;
 /**
  * Runs through the JDK methods the agent patches: a java.net socket's platform impl (behind its SOCKS impl; needs
  * {@code --add-opens java.base/java.net=ALL-UNNAMED}), {@code transferTo} and
- * {@code transferFrom} with a connected channel; prints the impl's class and the bytes each transfer moved, and the
- * channel's class (Sovia's when the agent runs).
+ * {@code transferFrom} with a connected channel, {@code Channels}' streams over it; prints the impl's class, the bytes
+ * each transfer moved and the channel's class (Sovia's when the agent runs), the streams' classes and what they
+ * carried.
  */
 public final class PatchProbe {
     private static final int SENT = 100_000;
@@ -52,6 +54,11 @@ public final class PatchProbe {
             long received = out.transferFrom(server, 0, RECEIVED);
             System.out.println("channel " + client.getClass().getName() + " transferTo " + sent + " transferFrom "
                     + received);
+            java.io.OutputStream stream = Channels.newOutputStream(client);
+            stream.write(new byte[] {1, 2, 3});
+            byte[] three = Channels.newInputStream(server).readNBytes(3);
+            System.out.println("streams " + stream.getClass().getName() + " " + Channels.newInputStream(server)
+                    .getClass().getName() + " carried " + java.util.Arrays.toString(three));
         } finally {
             Files.delete(file);
             Files.delete(copy);

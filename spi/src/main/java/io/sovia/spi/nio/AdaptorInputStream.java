@@ -3,15 +3,20 @@ package io.sovia.spi.nio;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Objects;
+import java.util.function.IntSupplier;
 
-/** The input stream of a {@link SocketAdaptor}: blocking reads that honour the adaptor's SO_TIMEOUT. */
+/**
+ * The input stream of a {@link SocketAdaptor} (blocking reads that honour the adaptor's SO_TIMEOUT), and of
+ * {@code Channels.newInputStream} over a Sovia channel ({@link ChannelStreams}: no timeout).
+ */
 final class AdaptorInputStream extends InputStream {
     private final SoviaSocketChannel channel;
-    private final SocketAdaptor socket;
+    /** SO_TIMEOUT in milliseconds at each read; 0: none. */
+    private final IntSupplier timeout;
 
-    AdaptorInputStream(SoviaSocketChannel channel, SocketAdaptor socket) {
+    AdaptorInputStream(SoviaSocketChannel channel, IntSupplier timeout) {
         this.channel = channel;
-        this.socket = socket;
+        this.timeout = timeout;
     }
 
     @Override
@@ -27,7 +32,7 @@ final class AdaptorInputStream extends InputStream {
         if (len == 0) {
             return 0;
         }
-        return channel.read(b, off, len, socket.timeout());
+        return channel.read(b, off, len, timeout.getAsInt());
     }
 
     @Override

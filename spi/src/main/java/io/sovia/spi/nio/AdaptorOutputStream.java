@@ -6,7 +6,10 @@ import java.nio.ByteBuffer;
 import java.nio.channels.IllegalBlockingModeException;
 import java.util.Objects;
 
-/** The output stream of a {@link SocketAdaptor}: writes everything, blocking, or throws. */
+/**
+ * The output stream of a {@link SocketAdaptor}, and of {@code Channels.newOutputStream} over a Sovia channel
+ * ({@link ChannelStreams}): writes everything, blocking, or throws.
+ */
 final class AdaptorOutputStream extends OutputStream {
     private final SoviaSocketChannel channel;
 

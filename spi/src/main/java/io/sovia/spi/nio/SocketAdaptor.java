@@ -130,7 +130,7 @@ final class SocketAdaptor extends Socket {
         if (channel.isInputShutdown()) {
             throw new SocketException("Socket input is shutdown");
         }
-        return new AdaptorInputStream(channel, this);
+        return new AdaptorInputStream(channel, this::timeout);
     }
 
     @Override
