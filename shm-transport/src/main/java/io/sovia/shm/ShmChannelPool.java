@@ -58,7 +58,7 @@ final class ShmChannelPool {
         }
         Kept k = new Kept(unix, registration, segment, System.nanoTime());
         try {
-            registration.answer(events -> hungUp(listener, k), ShmDoorbells.HANG_UP);
+            registration.answerHangUp(() -> hungUp(listener, k));
         } catch (IOException e) {
             return false;
         }

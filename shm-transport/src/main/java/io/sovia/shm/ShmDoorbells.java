@@ -173,6 +173,24 @@ final class ShmDoorbells implements Agent {
             events = wanted;
         }
 
+        /**
+         * Has the agent run {@code onHangUp} once the peer's end comes, and nothing else: a kept socket's watch between
+         * connections. The agent answers a batch of events it took from epoll before, so an event of the connection
+         * that just ended (a doorbell byte the peer rang while this end still watched for those) may reach this
+         * answer after this call; a readable socket is no end.
+         */
+        void answerHangUp(Runnable onHangUp) throws IOException {
+            answer(ready -> {
+                if (peerGone(ready)) {
+                    onHangUp.run();
+                }
+            }, HANG_UP);
+        }
+
+        SocketChannel channel() {
+            return channel;
+        }
+
         /** Answers nothing until the next {@link #answer}; the entry stays as it is. */
         void park() {
             handler = null;
@@ -209,7 +227,8 @@ final class ShmDoorbells implements Agent {
             }
         }
 
-        private void ready(int readyEvents) {
+        /** Runs what this registration answers for {@code readyEvents}: the agent's call for an event it took. */
+        void ready(int readyEvents) {
             java.util.function.IntConsumer h = handler;
             if (h != null) {
                 h.accept(readyEvents);
@@ -276,6 +295,11 @@ final class ShmDoorbells implements Agent {
             this.segment = segment;
             this.onDeath = onDeath;
             this.keeper = keeper;
+        }
+
+        /** The socket's registration, this connection's until it ends. */
+        Registration registration() {
+            return registration;
         }
 
         private synchronized void start() throws IOException {

@@ -71,7 +71,7 @@ final class ShmIdleChannels {
         long id = ++ids;
         Idle i = new Idle(id, JdkNio.fd(unix), unix, registration, segment, new PartialHello());
         os.epollSet(epoll, i.fd(), ARMED, id);
-        registration.answer(events -> onHangUp.accept(id), ShmDoorbells.HANG_UP);
+        registration.answerHangUp(() -> onHangUp.accept(id));
         idle.put(id, i);
     }
 

@@ -4,6 +4,7 @@ import io.sovia.spi.config.SoviaConfig;
 import io.sovia.spi.engine.Link;
 import io.sovia.spi.jdk.JdkNio;
 import io.sovia.spi.link.RingLink;
+import io.sovia.spi.os.NativeOs;
 import io.sovia.spi.transport.Transport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -201,6 +202,43 @@ class ShmKeptConnectionTest {
         listener.close();
         assertEquals("the file's tail", receive(c.client()), "the client reads what was sent before the close");
         c.closeClient();
+    }
+
+    /**
+     * The doorbell agent takes a batch of events from epoll, then answers each: a doorbell byte the client rang (it
+     * read the server's last frames, and the server's service thread waited for room) may be taken while the server's
+     * end is still connected and answered once the server closed and kept the socket, whose registration then only
+     * watches for the client's end. A readable socket is no end: the server must not drop the kept socket, which
+     * hung up on the client and freed the rings it was still reading ("Connection reset", peersHungUp 1).
+     */
+    @Test
+    void aDoorbellByteAnsweredAfterTheServerKeptTheSocketIsNoHangUp() throws Exception {
+        Connection c = connect();
+        send(c.server(), "the last bytes");
+        c.closeServer();
+        ShmDoorbells.Registration kept = registrationOf(c.serverLife());
+        kept.ready(NativeOs.EPOLLIN);
+        assertEquals("the last bytes", receive(c.client()), "the rings the client reads are intact");
+        assertTrue(kept.channel().isOpen(), "the kept socket still connects the client");
+        c.closeClient();
+    }
+
+    /** The same at the client's end: a doorbell byte of the server's is no reason to let a kept connection go. */
+    @Test
+    void aDoorbellByteAnsweredAfterTheClientKeptTheSocketIsNoHangUp() throws Exception {
+        Connection c = connect();
+        c.closeClient();
+        assertEquals(1, ShmChannelPool.KEPT.kept(listenerSocket));
+        registrationOf(c.clientLife()).ready(NativeOs.EPOLLIN);
+        assertEquals(1, ShmChannelPool.KEPT.kept(listenerSocket), "still kept");
+        registrationOf(c.clientLife()).ready(NativeOs.EPOLLRDHUP);
+        assertEquals(0, ShmChannelPool.KEPT.kept(listenerSocket), "let go at the server's end");
+        c.closeServer();
+    }
+
+    /** The registration a connection's lifetime ({@link ShmDoorbells.Watched}) watches its socket through. */
+    private static ShmDoorbells.Registration registrationOf(AutoCloseable life) {
+        return ((ShmDoorbells.Watched) life).registration();
     }
 
     @Test

@@ -112,6 +112,21 @@ class ShmSegmentTest {
         }
     }
 
+    /**
+     * A peer that closes with our bytes unread resets the socket (a client exiting with doorbell bytes unread on a
+     * kept socket): that is its end, as end of stream is, not a failure to count.
+     */
+    @Test
+    void aResetByThePeerIsItsEnd() throws IOException {
+        NativeOs os = NativeAccess.os();
+        try (ServerSocketChannel server = unixServer(); SocketChannel c = connect(server); SocketChannel s = server.accept()) {
+            s.configureBlocking(false);
+            s.write(java.nio.ByteBuffer.wrap(new byte[] {1}));
+            c.close();
+            assertEquals(-1, os.receiveWithDescriptors(JdkNio.fd(s), new byte[1], 0, 1, new int[1]));
+        }
+    }
+
     private ServerSocketChannel unixServer() throws IOException {
         Files.createDirectories(dir);
         ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);

@@ -59,9 +59,10 @@ public interface NativeOs {
     /**
      * Receives up to {@code length} bytes from the non-blocking stream socket {@code socket} into {@code into},
      * and the descriptors attached to them into {@code fds} (the rest of it set to -1); received descriptors are
-     * close-on-exec and the caller's to close. Returns the bytes read, 0 if none are ready, -1 at end of stream;
-     * an IOException, every received descriptor closed, if more came than {@code fds} holds or the kernel dropped
-     * one (it drops what it cannot install, as when this process is out of descriptors).
+     * close-on-exec and the caller's to close. Returns the bytes read, 0 if none are ready, -1 at end of stream or
+     * when the peer reset the connection (it closed with our bytes unread); an IOException, every received descriptor
+     * closed, if more came than {@code fds} holds or the kernel dropped one (it drops what it cannot install, as when
+     * this process is out of descriptors).
      */
     int receiveWithDescriptors(int socket, byte[] into, int offset, int length, int[] fds) throws IOException;
 

@@ -29,6 +29,7 @@ public final class JnaOs implements NativeOs {
     private static final int EINTR = 4;
     private static final int ENOENT = 2;
     private static final int EAGAIN = 11;
+    private static final int ECONNRESET = 104;
     private static final int EPOLL_CLOEXEC = 02000000;
     private static final int EFD_NONBLOCK = 04000;
     private static final int EFD_CLOEXEC = 02000000;
@@ -427,6 +428,10 @@ public final class JnaOs implements NativeOs {
             } catch (LastErrorException e) {
                 if (e.getErrorCode() == EAGAIN) {
                     return 0;
+                }
+                if (e.getErrorCode() == ECONNRESET) {
+                    // the peer closed with bytes of ours unread (doorbell bytes on a kept socket): its end, as any
+                    return -1;
                 }
                 throw failed("recvmsg", e);
             }
