@@ -125,6 +125,12 @@ public final class JnaOs implements NativeOs {
     private static native long syscall(long number, long address, long op, long value, long timeout, long address2,
             long value3);
 
+    /**
+     * The same with three arguments, for a futex wake, which reads no others: JNA converts each argument at every
+     * call, and a wake is on every message to a sleeping reader.
+     */
+    private static native long syscall(long number, long address, long op, long value);
+
     /** The same, for a call whose error number matters (slower: a failure throws). */
     private static native long syscall(long number, long a1, long a2, long a3, long a4, long a5)
             throws LastErrorException;
@@ -324,7 +330,7 @@ public final class JnaOs implements NativeOs {
 
     @Override
     public void futexWake(long address) {
-        syscall(SYS_FUTEX, address, FUTEX_WAKE, Integer.MAX_VALUE, 0, 0, 0);
+        syscall(SYS_FUTEX, address, FUTEX_WAKE, Integer.MAX_VALUE);
     }
 
     /** Whether the kernel knows futex_waitv: asked with no waiters, it says EINVAL, and ENOSYS if it does not. */
