@@ -1,11 +1,11 @@
 package io.sovia.shm;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteOrder;
+import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -68,7 +68,7 @@ final class TcpSocketOwners {
                 }
             }
             return false;
-        } catch (IOException | UncheckedIOException | SecurityException gone) {
+        } catch (IOException | DirectoryIteratorException | SecurityException gone) {
             return false;
         }
     }
