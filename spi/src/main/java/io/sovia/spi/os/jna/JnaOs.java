@@ -436,7 +436,7 @@ public final class JnaOs implements NativeOs {
                     return 0;
                 }
                 if (e.getErrorCode() == ECONNRESET) {
-                    // the peer closed with bytes of ours unread (doorbell bytes on a kept socket): its end, as any
+                    // the peer closed with bytes of ours unread (doorbell bytes on a kept socket): its end, as EOF is
                     return -1;
                 }
                 throw failed("recvmsg", e);
